@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly service: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `${service}: invalid configuration, fix these environment variables:\n` +
+        problems.map((problem) => `  - ${problem}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads the variables a schema names from the environment, once, at start-up. A secret may
+ * also come from a file named by `<NAME>_FILE` (Kubernetes mounts secrets as files). Every
+ * missing or bad variable is reported in one error, not the first one only.
+ */
+export function loadConfig<Shape extends z.ZodRawShape>(
+  service: string,
+  shape: Shape,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<z.ZodObject<Shape>> {
+  const problems: string[] = [];
+  const raw: Record<string, string | undefined> = {};
+  for (const key of Object.keys(shape)) {
+    const fileVar = env[`${key}_FILE`];
+    const direct = env[key];
+    if (direct !== undefined && direct !== '') {
+      raw[key] = direct;
+    } else if (fileVar) {
+      try {
+        raw[key] = readFileSync(fileVar, 'utf8').trim();
+      } catch {
+        problems.push(`${key}_FILE: cannot read ${fileVar}`);
+      }
+    }
+  }
+  const result = z.object(shape).safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.') || '(config)';
+      const given = raw[key];
+      problems.push(
+        given === undefined
+          ? `${key}: ${issue.message.includes('received undefined') ? 'is required' : issue.message}`
+          : `${key}: ${issue.message}`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(service, problems);
+  return (result as { data: z.infer<z.ZodObject<Shape>> }).data;
+}
+
+/** Building blocks for service config schemas, so every service reads a variable alike. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: (fallback = '0.0.0.0') => z.string().min(1).default(fallback),
+  url: (protocols: readonly string[], fallback?: string) => {
+    const schema = z.string().refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+        } catch {
+          return false;
+        }
+      },
+      { message: `must be a ${protocols.join(' or ')} URL` },
+    );
+    return fallback === undefined ? schema : schema.default(fallback);
+  },
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce.number().int().min(min).max(max).default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .default(fallback ? 'true' : 'false')
+      .transform((value) => value === 'true' || value === '1' || value === 'yes'),
+  list: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) =>
+        value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== ''),
+      ),
+  string: (fallback: string) => z.string().min(1).default(fallback),
+  logLevel: () =>
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  secret: (minLength = 16) =>
+    z.string().min(minLength, { message: `must be at least ${minLength} characters` }),
+};

@@ -1,0 +1,105 @@
+import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import type { Logger } from 'pino';
+import { retryForever } from './retry';
+
+export interface DatabaseOptions {
+  url: string;
+  /** The service's own schema: each service owns one and never touches another's. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own types
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own types
+  migrations: MixedList<Function | string>;
+  logger: Logger;
+  applicationName: string;
+  poolSize?: number;
+  /** Run pending migrations at start-up (off when a separate job runs them). */
+  migrate: boolean;
+}
+
+/**
+ * A TypeORM data source that connects in the background, retrying with back-off, so the
+ * service is alive (and says it is not ready) while PostgreSQL is still coming up.
+ * Migrations run under an advisory lock, so several instances starting together are safe.
+ */
+export class ManagedDataSource {
+  readonly dataSource: DataSource;
+  private connected = false;
+  private readonly abort = new AbortController();
+  private starting: Promise<void> | undefined;
+
+  constructor(private readonly options: DatabaseOptions) {
+    this.dataSource = new DataSource({
+      type: 'postgres',
+      url: options.url,
+      schema: options.schema,
+      entities: options.entities,
+      migrations: options.migrations,
+      migrationsTableName: 'migrations',
+      migrationsTransactionMode: 'each',
+      synchronize: false,
+      logging: false,
+      applicationName: options.applicationName,
+      extra: {
+        max: options.poolSize ?? 10,
+        connectionTimeoutMillis: 5000,
+        idleTimeoutMillis: 30_000,
+      },
+    });
+  }
+
+  /** Starts connecting; resolves once connected and migrated. */
+  start(): Promise<void> {
+    this.starting ??= retryForever(
+      () => this.connectOnce(),
+      (error, delayMs) =>
+        this.options.logger.warn(
+          { err: error instanceof Error ? error.message : String(error), retryInMs: delayMs },
+          'PostgreSQL not available yet',
+        ),
+      { signal: this.abort.signal },
+    ).then(() => {
+      this.connected = true;
+      this.options.logger.info({ schema: this.options.schema }, 'PostgreSQL connected');
+    });
+    return this.starting;
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  async check(): Promise<void> {
+    if (!this.connected) throw new Error('not connected yet');
+    await this.dataSource.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    await this.starting?.catch(() => undefined);
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+
+  private async connectOnce(): Promise<void> {
+    if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+    const { schema } = this.options;
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+      try {
+        await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+        if (this.options.migrate) {
+          const applied = await this.dataSource.runMigrations({ transaction: 'each' });
+          for (const migration of applied) {
+            this.options.logger.info({ migration: migration.name }, 'migration applied');
+          }
+        }
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

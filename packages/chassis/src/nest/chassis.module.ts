@@ -1,0 +1,64 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../logger';
+import type { ServiceMetrics } from '../metrics';
+import {
+  LIFECYCLE,
+  SERVICE_CONFIG,
+  SERVICE_LOGGER,
+  SERVICE_METRICS,
+  type Lifecycle,
+} from './tokens';
+
+export interface ChassisOptions {
+  service: string;
+  config: object;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  lifecycle: Lifecycle;
+}
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Global providers every Nest service shares: its validated config, its logger (request logs
+ * carry the request id, taken from X-Request-ID or made here), metrics and lifecycle state.
+ */
+@Global()
+@Module({})
+export class ChassisModule {
+  static forRoot(options: ChassisOptions): DynamicModule {
+    return {
+      module: ChassisModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            logger: options.logger,
+            genReqId: (req, res) => {
+              const id = requestIdFrom(req.headers);
+              res.setHeader(REQUEST_ID_HEADER, id);
+              return id;
+            },
+            autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url?.split('?', 1)[0] ?? '') },
+            serializers: {
+              req: (req: { id: unknown; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: req.url,
+              }),
+              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+            },
+          },
+        }),
+      ],
+      providers: [
+        { provide: SERVICE_CONFIG, useValue: options.config },
+        { provide: SERVICE_LOGGER, useValue: options.logger },
+        { provide: SERVICE_METRICS, useValue: options.metrics },
+        { provide: LIFECYCLE, useValue: options.lifecycle },
+      ],
+      exports: [SERVICE_CONFIG, SERVICE_LOGGER, SERVICE_METRICS, LIFECYCLE],
+    };
+  }
+}

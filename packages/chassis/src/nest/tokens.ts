@@ -1,0 +1,11 @@
+/** DI tokens the chassis provides to every Nest service. */
+export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+export const SERVICE_LOGGER = Symbol('SERVICE_LOGGER');
+export const SERVICE_METRICS = Symbol('SERVICE_METRICS');
+export const LIFECYCLE = Symbol('LIFECYCLE');
+/** A service provides its readiness checks under this token: `ReadinessCheck[]`. */
+export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
+
+export interface Lifecycle {
+  shuttingDown: boolean;
+}

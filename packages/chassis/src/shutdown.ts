@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+
+export interface ShutdownOptions {
+  logger: Logger;
+  /** Steps run in order on SIGTERM or SIGINT: stop taking work, drain, flush, disconnect. */
+  steps: ReadonlyArray<{ name: string; run: () => Promise<void> }>;
+  /** Past this the process exits anyway, so a stuck dependency cannot block a rollout. */
+  timeoutMs?: number;
+  exit?: (code: number) => void;
+}
+
+/** Installs the signal handlers once; returns a function that starts the same shutdown. */
+export function onShutdown({
+  logger,
+  steps,
+  timeoutMs = 25_000,
+  exit = (code) => process.exit(code),
+}: ShutdownOptions): (reason: string) => Promise<void> {
+  let started: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> => {
+    started ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      const timer = setTimeout(() => {
+        logger.error({ timeoutMs }, 'shutdown took too long, exiting');
+        exit(1);
+      }, timeoutMs);
+      timer.unref();
+      let code = 0;
+      for (const step of steps) {
+        try {
+          await step.run();
+        } catch (error) {
+          code = 1;
+          logger.error({ err: error, step: step.name }, 'shutdown step failed');
+        }
+      }
+      clearTimeout(timer);
+      logger.info('stopped');
+      logger.flush();
+      exit(code);
+    })();
+    return started;
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return shutdown;
+}

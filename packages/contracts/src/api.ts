@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { shortLinkSchema } from './links';
+
+/**
+ * The public API of SPEC.md section 7, as the browser sees it. Every call carries the
+ * X-Requested-With header; every error body has `message`.
+ */
+export const REQUESTED_WITH_HEADER = 'X-Requested-With';
+export const NEXT_CURSOR_HEADER = 'X-Next-Cursor';
+export const LOGGED_IN_COOKIE = 'loggedIn';
+
+export const MESSAGES = {
+  unauthorized: 'Unauthorized access',
+  loginForExpiry: 'Login required to set expiry beyond 7 days.',
+  serverError: 'Server error',
+  invalidUrl: '* Please enter a valid URL',
+  unexpected: 'Unexpected error occurred',
+  urlNotFound: 'Url not found',
+  noVisitors: 'No visitors',
+  missingRequestedWith: 'Missing X-Requested-With header',
+} as const;
+
+export const userDataSchema = z.object({
+  fullName: z.string(),
+  profilePicture: z.string(),
+  urls: z.array(shortLinkSchema),
+});
+export type UserData = z.infer<typeof userDataSchema>;
+
+export const shortenResponseSchema = z.object({
+  url: z.string(),
+  loggedIn: z.boolean(),
+});
+export type ShortenResponse = z.infer<typeof shortenResponseSchema>;
+
+export const deleteResponseSchema = z.object({
+  loggedIn: z.literal(true),
+});
+export type DeleteResponse = z.infer<typeof deleteResponseSchema>;
+
+export const visitSchema = z.object({
+  _id: z.string(),
+  /** ISO 8601 */
+  createdAt: z.string(),
+  userAgent: z.object({
+    platform: z.string(),
+    browser: z.string(),
+  }),
+  ipAddress: z.string(),
+});
+export type Visit = z.infer<typeof visitSchema>;
+
+/** GET /api/visitors/{urlID} answers one page of visits, newest first. */
+export const visitorsResponseSchema = z.array(visitSchema);
+export type VisitorsResponse = z.infer<typeof visitorsResponseSchema>;
+
+export const errorResponseSchema = z.object({
+  message: z.string(),
+  callBack: z.string().optional(),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;

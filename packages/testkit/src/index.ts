@@ -1,0 +1,5 @@
+export * from './ports';
+export * from './wait';
+export * from './proxy';
+export * from './service-process';
+export * from './env';

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { waitFor } from './wait';
+
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+export type ServiceName = 'gateway' | 'auth' | 'links' | 'analytics' | 'redirect';
+
+export interface ServiceProcess {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>;
+  /** Everything the process printed so far, for assertions and for failure messages. */
+  output(): string;
+  /** Sends a signal and waits for the exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts a built service (services/<name>/dist/main.js) as its own process, as the stack
+ * runner does, and waits until it answers /healthz.
+ */
+export async function startService(
+  name: ServiceName,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  { waitForHealth = true } = {},
+): Promise<ServiceProcess> {
+  const entry = path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = `http://127.0.0.1:${port}`;
+  const service: ServiceProcess = {
+    name,
+    url,
+    port,
+    child,
+    exited,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+  if (waitForHealth) {
+    try {
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
+          const response = await fetch(`${url}/healthz`);
+          return response.ok;
+        },
+        { timeoutMs: 20_000, what: `${name} /healthz` },
+      );
+    } catch (error) {
+      await service.stop('SIGKILL');
+      throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${output}`);
+    }
+  }
+  return service;
+}

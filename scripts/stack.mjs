@@ -1,0 +1,80 @@
+// `npm run stack`: the distributed stack on one machine. Brings up PostgreSQL, Redis and
+// Kafka (infra/infra.mjs), then runs each service as its own process, logs prefixed by
+// service. Ctrl-C stops them all. Configuration comes from the environment.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { up } from '../infra/infra.mjs';
+import { prefixOutput, run } from './lib/processes.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+
+const ports = {
+  auth: Number(env.AUTH_PORT ?? 7001),
+  links: Number(env.LINKS_PORT ?? 7002),
+  analytics: Number(env.ANALYTICS_PORT ?? 7003),
+  redirect: Number(env.REDIRECT_PORT ?? 7004),
+  gateway: Number(env.PORT ?? 8080),
+};
+const internalUrls = {
+  AUTH_URL: `http://127.0.0.1:${ports.auth}`,
+  LINKS_URL: `http://127.0.0.1:${ports.links}`,
+  ANALYTICS_URL: `http://127.0.0.1:${ports.analytics}`,
+  REDIRECT_URL: `http://127.0.0.1:${ports.redirect}`,
+};
+
+async function main() {
+  console.log('Building...');
+  if ((await run('npx', ['tsc', '-b'], { cwd: root })) !== 0) process.exit(1);
+  try {
+    await up();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+
+  const children = new Map();
+  let stopping = false;
+  const stopAll = (code) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping services...');
+    for (const child of children.values()) child.kill('SIGTERM');
+    const force = setTimeout(() => {
+      for (const child of children.values()) child.kill('SIGKILL');
+    }, 30_000);
+    force.unref();
+    const wait = () => (children.size === 0 ? process.exit(code) : setTimeout(wait, 100));
+    wait();
+  };
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+
+  const width = Math.max(...Object.keys(ports).map((name) => name.length));
+  for (const [name, port] of Object.entries(ports)) {
+    const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], {
+      cwd: root,
+      env: {
+        ...env,
+        ...internalUrls,
+        PORT: String(port),
+        // Only the gateway faces the network; the others listen on loopback.
+        HOST: name === 'gateway' ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    prefixOutput(child, name, width);
+    children.set(name, child);
+    child.on('exit', (code, signal) => {
+      children.delete(name);
+      if (!stopping) {
+        console.error(`${name} exited (${signal ?? code}); stopping the stack.`);
+        stopAll(1);
+      }
+    });
+  }
+  console.log(`Stack starting: http://localhost:${ports.gateway} (Ctrl-C stops it)`);
+}
+
+await main();
