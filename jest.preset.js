@@ -25,7 +25,7 @@ module.exports = function jestConfigFor(dir) {
       ],
     },
     moduleNameMapper: {
-      '^@shortener/(contracts|chassis|testkit)$': `${__dirname}/packages/$1/src/index.ts`,
+      '^@shortener/(contracts|chassis|testkit|link-cache)$': `${__dirname}/packages/$1/src/index.ts`,
       '^@shortener/chassis/nest$': `${__dirname}/packages/chassis/src/nest/index.ts`,
       '^@shortener/chassis/(.+)$': `${__dirname}/packages/chassis/src/$1.ts`,
     },

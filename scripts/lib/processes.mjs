@@ -22,6 +22,8 @@ export function prefixOutput(child, name, width) {
     : `${name.padEnd(width)} |`;
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
-    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${label} ${line}\n`));
+    createInterface({ input: stream }).on('line', (line) =>
+      process.stdout.write(`${label} ${line}\n`),
+    );
   }
 }

@@ -9,3 +9,5 @@ export * from './ops-http';
 export * from './shutdown';
 export * from './startup';
 export * from './retry';
+export * from './internal-auth';
+export * from './internal-client';

@@ -15,6 +15,9 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [KafkaLogLevel.DEBUG]: 'debug',
 };
 
+// kafkajs 2 announces its partitioner change on every producer; we use its default.
+process.env['KAFKAJS_NO_PARTITIONER_WARNING'] ??= '1';
+
 /** A kafkajs client whose logs go through the service's JSON logger. */
 export function createKafka({ brokers, clientId, logger, extra }: KafkaClientOptions): Kafka {
   return new Kafka({

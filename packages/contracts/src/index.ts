@@ -1,3 +1,4 @@
 export * from './links';
 export * from './api';
 export * from './visits';
+export * from './internal';

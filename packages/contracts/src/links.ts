@@ -36,6 +36,9 @@ export type TargetUrlCheck = { ok: true; url: string } | { ok: false; message: s
  * this service answers on, so that a short link cannot point at another short link.
  */
 export function checkTargetUrl(raw: unknown, ownHosts: readonly string[] = []): TargetUrlCheck {
+  if (Array.isArray(raw)) {
+    return { ok: false, message: 'Give one URL only.' };
+  }
   if (typeof raw !== 'string' || raw.trim() === '') {
     return { ok: false, message: 'A URL is required.' };
   }

@@ -10,6 +10,8 @@ import {
   RedisModule,
 } from '@shortener/chassis/nest';
 import type { LinksConfig } from './config';
+import { LinksModule } from './links/links.module';
+import { linksMigrations } from './migrations';
 
 @Module({})
 export class AppModule {
@@ -21,11 +23,12 @@ export class AppModule {
           url: config.DATABASE_URL,
           schema: 'links',
           entities: [],
-          migrations: [],
+          migrations: linksMigrations,
           applicationName: 'links',
           migrate: config.DB_MIGRATE,
         }),
         RedisModule.forRoot(config.REDIS_URL),
+        LinksModule,
       ],
       controllers: [OpsController],
       providers: [

@@ -4,8 +4,22 @@ export const redirectConfigShape = {
   PORT: env.port(7004),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  /** Shared with the other services: signs the resolve calls to the links service. */
+  INTERNAL_API_SECRET: env.secret(),
   REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
+  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: env.list(''),
+  /** How long this instance answers a code from memory (deletes also arrive by broadcast). */
+  LOCAL_CACHE_TTL_MS: env.int(1000, 0, 60_000),
+  /** How long an unknown code is remembered as unknown. */
+  NEGATIVE_CACHE_TTL_MS: env.int(1000, 0, 60_000),
+  LOCAL_CACHE_MAX_ENTRIES: env.int(100_000, 100),
+  /** Visits waiting for Kafka beyond this are dropped (and counted), never blocking redirects. */
+  VISIT_QUEUE_MAX: env.int(200_000, 1000),
+  VISIT_BATCH_MAX: env.int(2000, 1, 50_000),
+  VISIT_FLUSH_INTERVAL_MS: env.int(50, 1, 10_000),
 };
 
 export type RedirectConfig = ReturnType<typeof loadRedirectConfig>;

@@ -4,3 +4,4 @@ export * from './chassis.module';
 export * from './bootstrap';
 export * from './database.module';
 export * from './redis.module';
+export * from './internal-auth.guard';

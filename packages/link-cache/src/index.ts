@@ -1,0 +1,2 @@
+export * from './link-cache';
+export * from './redis-link-cache';

@@ -1,0 +1,119 @@
+import { GONE, type LinkCache } from '@shortener/link-cache';
+import type { InternalClient } from '@shortener/chassis';
+import type { ResolvedLink } from '@shortener/contracts';
+
+/** A live link as this instance redirects to it. */
+export interface LiveLink {
+  /** The Location header value: the stored URL, serialised (IDN hosts, non-ASCII paths). */
+  location: string;
+  expiresAt: number;
+}
+
+type LocalEntry = { link: LiveLink | null; until: number };
+
+export class LinksUnavailableError extends Error {}
+
+export interface ResolverOptions {
+  ttlMs: number;
+  negativeTtlMs: number;
+  maxEntries: number;
+}
+
+/**
+ * Finds where a code points: this process's memory first, then the shared link cache, then
+ * the links service (which refills the cache). Codes not found are remembered briefly, so
+ * a flood of unknown codes does not reach Redis or the links service.
+ */
+export class LinkResolver {
+  private readonly local = new Map<string, LocalEntry>();
+  private readonly pending = new Map<string, Promise<LiveLink | null>>();
+
+  constructor(
+    private readonly cache: LinkCache,
+    private readonly links: InternalClient,
+    private readonly options: ResolverOptions,
+  ) {}
+
+  /**
+   * The answer from memory, without waiting: a link, null for known-missing, or undefined
+   * when memory does not know and resolve() must be awaited.
+   */
+  peek(code: string, now: number): LiveLink | null | undefined {
+    const entry = this.local.get(code);
+    if (entry === undefined) return undefined;
+    if (entry.until <= now) {
+      this.local.delete(code);
+      return undefined;
+    }
+    return entry.link;
+  }
+
+  resolve(code: string): Promise<LiveLink | null> {
+    // Concurrent requests for one uncached code share a single lookup.
+    let lookup = this.pending.get(code);
+    if (!lookup) {
+      lookup = this.lookUp(code).finally(() => this.pending.delete(code));
+      this.pending.set(code, lookup);
+    }
+    return lookup;
+  }
+
+  /** Drops one code, or everything when invalidations may have been missed. */
+  forget(code: string | null): void {
+    if (code === null) this.local.clear();
+    else this.local.delete(code);
+  }
+
+  get size(): number {
+    return this.local.size;
+  }
+
+  private async lookUp(code: string): Promise<LiveLink | null> {
+    const now = Date.now();
+    let entry: Awaited<ReturnType<LinkCache['get']>> = null;
+    try {
+      entry = await this.cache.get(code);
+    } catch {
+      // Redis is away: the links service is the system of record and answers instead.
+    }
+    let found: ResolvedLink | null;
+    if (entry === GONE) found = null;
+    else if (entry !== null) found = entry;
+    else found = await this.fromLinksService(code);
+
+    const link =
+      found && found.expiresAt > now
+        ? { location: new URL(found.url).href, expiresAt: found.expiresAt }
+        : null;
+    this.remember(code, link, now);
+    return link;
+  }
+
+  private async fromLinksService(code: string): Promise<ResolvedLink | null> {
+    let response;
+    try {
+      response = await this.links.request<ResolvedLink>('GET', `/internal/resolve/${code}`);
+    } catch (error) {
+      throw new LinksUnavailableError((error as Error).message);
+    }
+    if (response.status === 404) return null;
+    if (response.status !== 200) {
+      throw new LinksUnavailableError(`links answered ${response.status}`);
+    }
+    return response.body;
+  }
+
+  private remember(code: string, link: LiveLink | null, now: number): void {
+    const ttl = link ? this.options.ttlMs : this.options.negativeTtlMs;
+    if (ttl === 0) return;
+    if (this.local.size >= this.options.maxEntries) {
+      // Maps iterate in insertion order: the first key is the oldest entry.
+      const oldest = this.local.keys().next();
+      if (!oldest.done) this.local.delete(oldest.value);
+    }
+    this.local.set(code, {
+      link,
+      until: link ? Math.min(now + ttl, link.expiresAt) : now + ttl,
+    });
+  }
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isShortCode } from '@shortener/contracts';
+import { LinksUnavailableError, type LinkResolver, type LiveLink } from './link-resolver';
+import type { VisitQueue } from './visit-queue';
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-robots-tag': 'noindex',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+function page(title: string, message: string): Buffer {
+  return Buffer.from(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+      `<meta name="viewport" content="width=device-width,initial-scale=1">` +
+      `<title>${title}</title><style>body{margin:0;min-height:100vh;display:grid;` +
+      `place-items:center;font-family:system-ui,sans-serif;background:#f5f7fb;color:#1f2937}` +
+      `main{text-align:center;padding:2rem}a{color:#1d4ed8}</style></head><body><main>` +
+      `<h1>${title}</h1><p>${message}</p><p><a href="/">Shorten a URL</a></p></main></body></html>`,
+  );
+}
+
+// Fixed pages: nothing from the request is ever echoed into them.
+const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or has expired.');
+const UNAVAILABLE_PAGE = page(
+  'Try again in a moment',
+  'This short link cannot be followed right now.',
+);
+
+const MAX_USER_AGENT = 1024;
+const MAX_REFERRER = 2048;
+
+export interface RedirectDeps {
+  resolver: LinkResolver;
+  queue: VisitQueue;
+  clientIp: (req: IncomingMessage) => string;
+  count: (outcome: 'redirected' | 'not_found' | 'unavailable') => void;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * GET or HEAD /r/{code}: look up, redirect, queue the visit. The visit is queued after the
+ * answer is written and nothing here waits for analytics; HEAD redirects without a visit.
+ */
+export function createRedirectHandler(deps: RedirectDeps) {
+  const { resolver, queue, count } = deps;
+
+  function redirect(req: IncomingMessage, res: ServerResponse, code: string, link: LiveLink): void {
+    res.writeHead(302, {
+      location: link.location,
+      'cache-control': 'private, no-store',
+      'x-robots-tag': 'noindex',
+      'content-length': '0',
+    });
+    res.end();
+    count('redirected');
+    if (req.method === 'GET') {
+      const userAgent = req.headers['user-agent'] ?? '';
+      const referrer = req.headers.referer;
+      queue.push({
+        schemaVersion: 1,
+        id: randomUUID(),
+        urlID: code,
+        timestamp: Date.now(),
+        ip: deps.clientIp(req),
+        userAgent:
+          userAgent.length > MAX_USER_AGENT ? userAgent.slice(0, MAX_USER_AGENT) : userAgent,
+        referrer: referrer ? referrer.slice(0, MAX_REFERRER) : null,
+      });
+    }
+  }
+
+  function notFound(res: ServerResponse): void {
+    count('not_found');
+    res.writeHead(404, { ...PAGE_HEADERS, 'content-length': NOT_FOUND_PAGE.length });
+    res.end(NOT_FOUND_PAGE);
+  }
+
+  function unavailable(res: ServerResponse): void {
+    count('unavailable');
+    res.writeHead(503, {
+      ...PAGE_HEADERS,
+      'retry-after': '1',
+      'content-length': UNAVAILABLE_PAGE.length,
+    });
+    res.end(UNAVAILABLE_PAGE);
+  }
+
+  return function handle(req: IncomingMessage, res: ServerResponse, code: string): void {
+    // Malformed codes never reach the cache or the links service.
+    if (!isShortCode(code)) return notFound(res);
+    const now = Date.now();
+    const known = resolver.peek(code, now);
+    if (known !== undefined) {
+      if (known && known.expiresAt > now) return redirect(req, res, code, known);
+      return notFound(res);
+    }
+    resolver.resolve(code).then(
+      (link) =>
+        link && link.expiresAt > Date.now() ? redirect(req, res, code, link) : notFound(res),
+      (error: unknown) => {
+        if (!(error instanceof LinksUnavailableError)) deps.onError(error);
+        unavailable(res);
+      },
+    );
+  };
+}
