@@ -2,6 +2,7 @@
 // Kafka (infra/infra.mjs), then runs each service as its own process, logs prefixed by
 // service. Ctrl-C stops them all. Configuration comes from the environment.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { up } from '../infra/infra.mjs';
@@ -17,6 +18,8 @@ const ports = {
   redirect: Number(env.REDIRECT_PORT ?? 7004),
   gateway: Number(env.PORT ?? 8080),
 };
+// One secret per run unless the operator gives one: it signs the calls between services.
+const internalSecret = env.INTERNAL_API_SECRET || randomBytes(32).toString('base64url');
 const internalUrls = {
   AUTH_URL: `http://127.0.0.1:${ports.auth}`,
   LINKS_URL: `http://127.0.0.1:${ports.links}`,
@@ -58,6 +61,9 @@ async function main() {
       env: {
         ...env,
         ...internalUrls,
+        INTERNAL_API_SECRET: internalSecret,
+        // The gateway forwards /r/ to the redirect service from loopback.
+        TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
         PORT: String(port),
         // Only the gateway faces the network; the others listen on loopback.
         HOST: name === 'gateway' ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',

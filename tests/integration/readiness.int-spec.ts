@@ -42,6 +42,7 @@ describe('readiness follows dependencies', () => {
     const kafka = await proxyTo({ host: kafkaHost ?? '127.0.0.1', port: Number(kafkaPort) });
 
     const dependencies = {
+      INTERNAL_API_SECRET: 'readiness-test-secret-0123456789',
       DATABASE_URL: viaPort(testServers.databaseUrl, postgres.port),
       REDIS_URL: viaPort(testServers.redisUrl, redis.port),
       KAFKA_BROKERS: `127.0.0.1:${kafka.port}`,
@@ -53,6 +54,7 @@ describe('readiness follows dependencies', () => {
       serviceProxies.set(name, await proxyTo({ host: '127.0.0.1', port }));
     }
     const gatewayEnv = {
+      INTERNAL_API_SECRET: dependencies.INTERNAL_API_SECRET,
       REDIS_URL: dependencies.REDIS_URL,
       ...Object.fromEntries(
         backends.map((name) => [

@@ -73,8 +73,9 @@ describe('Kafka', () => {
     try {
       await consumer.subscribe({ topic, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: ({ message }) => {
           received.push((JSON.parse(message.value?.toString() ?? '{}') as { index: number }).index);
+          return Promise.resolve();
         },
       });
       await producer.send({ topic, acks: -1, messages: sent });

@@ -3,3 +3,4 @@ export * from './wait';
 export * from './proxy';
 export * from './service-process';
 export * from './env';
+export * from './stack';

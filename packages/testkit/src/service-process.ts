@@ -55,14 +55,17 @@ export async function startService(
   };
   if (waitForHealth) {
     try {
-      await waitFor(
+      const healthy = waitFor(
         async () => {
-          if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
           const response = await fetch(`${url}/healthz`);
           return response.ok;
         },
         { timeoutMs: 20_000, what: `${name} /healthz` },
       );
+      const died = exited.then((code) => {
+        throw new Error(`${name} exited with ${code} before answering /healthz`);
+      });
+      await Promise.race([healthy, died]);
     } catch (error) {
       await service.stop('SIGKILL');
       throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${output}`);

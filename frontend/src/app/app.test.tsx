@@ -1,0 +1,108 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { render } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { SessionProvider } from '../features/auth';
+import { aUser } from '../test/fixtures';
+import { mockFetch, signIn } from '../test/http';
+import { renderApp } from '../test/render';
+import { AppLayout } from './layout';
+import { RouteError } from './routes/route-error';
+
+describe('the frame around every route', () => {
+  it('has a top bar with the title, Tracking and profile links', () => {
+    renderApp('/');
+    const main = screen.getByRole('navigation', { name: 'Main' });
+    expect(screen.getByRole('link', { name: 'URL Shortener' }).getAttribute('href')).toBe('/');
+    expect(within(main).getByRole('link', { name: 'Tracking' }).getAttribute('href')).toBe(
+      '/profile',
+    );
+    const profile = within(main).getByRole('link', { name: 'Profile' });
+    expect(profile.getAttribute('href')).toBe('/profile');
+    expect(profile.querySelector('img')).toBeNull();
+  });
+
+  it("shows the signed-in user's picture from cached userData", () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    renderApp('/');
+    const picture = screen.getByRole('link', { name: 'Profile' }).querySelector('img');
+    expect(picture?.getAttribute('src')).toBe(aUser().profilePicture);
+  });
+
+  it('has a footer with the source repository, terms and privacy policy', () => {
+    renderApp('/tc');
+    const footer = screen.getByRole('navigation', { name: 'Footer' });
+    const source = within(footer).getByRole('link', { name: /Source code/ });
+    expect(source.getAttribute('href')).toMatch(/^https:\/\//);
+    expect(source.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(
+      within(footer).getByRole('link', { name: 'Terms and conditions' }).getAttribute('href'),
+    ).toBe('/tc');
+    expect(within(footer).getByRole('link', { name: 'Privacy policy' }).getAttribute('href')).toBe(
+      '/privacy_policy',
+    );
+  });
+
+  it('serves the terms and the privacy policy', () => {
+    renderApp('/tc');
+    expect(screen.getByRole('heading', { level: 1, name: 'Terms and conditions' })).toBeTruthy();
+    renderApp('/privacy_policy');
+    expect(screen.getByRole('heading', { level: 1, name: 'Privacy policy' })).toBeTruthy();
+  });
+
+  it("answers any other path with 'Page not found.' and a Home button", async () => {
+    const user = userEvent.setup();
+    const { router } = renderApp('/no/such/page');
+    expect(screen.getByRole('heading', { name: 'Page not found.' })).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Home' }));
+    expect(router.state.location.pathname).toBe('/');
+    expect(screen.getByRole('heading', { name: 'Shorten your URL' })).toBeTruthy();
+  });
+
+  it('keeps the frame and offers a way out when a page fails to render', () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    function Broken(): never {
+      throw new Error('boom');
+    }
+    const router = createMemoryRouter([
+      {
+        element: <AppLayout />,
+        children: [{ errorElement: <RouteError />, path: '/', element: <Broken /> }],
+      },
+    ]);
+    render(
+      <SessionProvider>
+        <RouterProvider router={router} />
+      </SessionProvider>,
+    );
+
+    expect(screen.getByRole('heading', { name: 'Something went wrong.' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'URL Shortener' })).toBeTruthy();
+  });
+});
+
+describe('profile pages when signed out', () => {
+  it.each([
+    ['/profile', '/login?from=%2Fprofile'],
+    ['/profile/Ab3dE5g', '/login?from=%2Fprofile%2FAb3dE5g'],
+  ])('%s asks to sign in with Google, coming back to the page', (path, href) => {
+    const fetchMock = mockFetch(() => new Response(null, { status: 500 }));
+    renderApp(path);
+
+    expect(screen.getByRole('heading', { name: 'You must login first' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Sign in with Google' }).getAttribute('href')).toBe(
+      href,
+    );
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('forgets what an earlier session cached', () => {
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    renderApp('/');
+    expect(localStorage.length).toBe(0);
+  });
+});

@@ -1,0 +1,15 @@
+import { MESSAGES, deleteResponseSchema, type DeleteResponse } from '@shortener/contracts';
+import { apiRequest, type ApiResult } from '../../../lib/api';
+
+const SHOWS_SERVER_MESSAGE = new Set([401, 404, 500]);
+
+/**
+ * POST /api/delete/{urlID}. 401, 404 and 500 show the server's message, other statuses
+ * 'Server error', and a request that fails outright 'Unexpected error occurred'.
+ */
+export function deleteLink(urlID: string): Promise<ApiResult<DeleteResponse>> {
+  return apiRequest('POST', `/api/delete/${encodeURIComponent(urlID)}`, deleteResponseSchema, {
+    showsServerMessage: (status) => SHOWS_SERVER_MESSAGE.has(status),
+    exception: MESSAGES.unexpected,
+  });
+}

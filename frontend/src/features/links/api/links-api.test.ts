@@ -1,0 +1,84 @@
+import { MESSAGES } from '@shortener/contracts';
+import { describe, expect, it } from 'vitest';
+import { jsonResponse, mockFetch } from '../../../test/http';
+import { deleteLink } from './delete-link';
+import { shortenUrl } from './shorten-url';
+
+describe('shortenUrl (SPEC section 8)', () => {
+  it('posts the encoded URL and the days in the query, without a body', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, { url: 'Ab3dE5g', loggedIn: false }));
+
+    const result = await shortenUrl('https://example.com/a b?x=1&y=2#top', 15);
+
+    expect(result).toMatchObject({ ok: true, data: { url: 'Ab3dE5g', loggedIn: false } });
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe(
+      '/api/shorten/?url=https%3A%2F%2Fexample.com%2Fa%20b%3Fx%3D1%26y%3D2%23top&days=15',
+    );
+    expect(init).toMatchObject({ method: 'POST' });
+    expect(init?.body).toBeUndefined();
+  });
+
+  it("shows the server's message on 403", async () => {
+    mockFetch(() => jsonResponse(403, { message: MESSAGES.loginForExpiry }));
+    expect(await shortenUrl('https://example.com', 30)).toMatchObject({
+      ok: false,
+      message: MESSAGES.loginForExpiry,
+    });
+  });
+
+  it("shows the server's message for the refusals the spec leaves open (400, 429)", async () => {
+    mockFetch(() => jsonResponse(400, { message: 'Only http and https URLs can be shortened.' }));
+    expect(await shortenUrl('ftp://example.com', 7)).toMatchObject({
+      message: 'Only http and https URLs can be shortened.',
+    });
+
+    mockFetch(() => jsonResponse(429, { message: 'Too many links. Try again in a minute.' }));
+    expect(await shortenUrl('https://example.com', 7)).toMatchObject({
+      message: 'Too many links. Try again in a minute.',
+    });
+  });
+
+  it("reads 'Server error' for any other failure", async () => {
+    mockFetch(() => jsonResponse(500, { message: 'relation "links" does not exist' }));
+    expect(await shortenUrl('https://example.com', 7)).toMatchObject({
+      message: MESSAGES.serverError,
+    });
+
+    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    expect(await shortenUrl('https://example.com', 7)).toMatchObject({
+      message: MESSAGES.serverError,
+    });
+  });
+});
+
+describe('deleteLink (SPEC section 8)', () => {
+  it('posts to /api/delete/{urlID}', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, { loggedIn: true }));
+
+    expect(await deleteLink('Ab3dE5g')).toMatchObject({ ok: true, data: { loggedIn: true } });
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/delete/Ab3dE5g');
+    expect(fetchMock.mock.calls[0]?.[1]).toMatchObject({ method: 'POST' });
+  });
+
+  it.each([401, 404, 500])("shows the server's message on %i", async (status) => {
+    mockFetch(() => jsonResponse(status, { message: `Message for ${String(status)}` }));
+    expect(await deleteLink('Ab3dE5g')).toMatchObject({
+      ok: false,
+      message: `Message for ${String(status)}`,
+    });
+  });
+
+  it.each([400, 403, 502, 503])("reads 'Server error' on %i", async (status) => {
+    mockFetch(() => jsonResponse(status, { message: 'Something else' }));
+    expect(await deleteLink('Ab3dE5g')).toMatchObject({ message: MESSAGES.serverError });
+  });
+
+  it("reads 'Unexpected error occurred' when the request fails outright", async () => {
+    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    expect(await deleteLink('Ab3dE5g')).toMatchObject({
+      ok: false,
+      message: MESSAGES.unexpected,
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import { MESSAGES } from '@shortener/contracts';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { formatDate, formatTime } from '../../../lib/format';
+import { aLink, aUser } from '../../../test/fixtures';
+import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderApp } from '../../../test/render';
+
+const link = aLink({
+  urlID: 'Ab3dE5g',
+  originalUrl: 'https://example.com/articles/42?utm_source=news',
+  createdAt: new Date(2025, 2, 4, 5, 6, 7).toISOString(),
+  visitCount: 12,
+});
+
+function cacheUser() {
+  signIn();
+  localStorage.setItem('userData', JSON.stringify(aUser({ urls: [link] })));
+}
+
+function statValue(label: string): string | null | undefined {
+  return screen.getByText(label).nextElementSibling?.textContent;
+}
+
+describe('Detail of one link', () => {
+  it('shows the original URL, its short link and its numbers', () => {
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    renderApp('/profile/Ab3dE5g');
+
+    const original = within(screen.getByRole('heading', { level: 1 })).getByRole('link');
+    expect(original.getAttribute('href')).toBe(link.originalUrl);
+    expect(original.getAttribute('target')).toBe('_blank');
+    expect(original.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(original.querySelector('.detail__query')?.textContent).toBe('?utm_source=news');
+
+    expect(screen.getByText(`${window.location.origin}/r/Ab3dE5g`)).toBeTruthy();
+    expect(statValue('Created at')).toBe(
+      `${formatDate(link.createdAt)} ${formatTime(link.createdAt)}`,
+    );
+    expect(statValue('Created at')).toBe('04/03/2025 05:06:07');
+    expect(statValue('Expires in')).toMatch(/^\d+d \d\dh \d\dm \d\ds$/);
+    expect(statValue('Visitors')).toBe('12');
+  });
+
+  it('copies the short link', async () => {
+    const user = userEvent.setup();
+    const writeText = vi.fn(() => Promise.resolve());
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    renderApp('/profile/Ab3dE5g');
+
+    await user.click(screen.getByRole('button', { name: 'Copy short link' }));
+
+    expect(writeText).toHaveBeenCalledWith(`${window.location.origin}/r/Ab3dE5g`);
+    expect(await screen.findByText('Copied')).toBeTruthy();
+  });
+
+  it("says 'Url not found' for an id that is not among the user's links", () => {
+    cacheUser();
+    renderApp('/profile/zzzzzzz');
+    expect(screen.getByRole('heading', { name: 'Url not found' })).toBeTruthy();
+  });
+
+  it('goes back to the list', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    const { router } = renderApp('/profile/Ab3dE5g');
+
+    await user.click(screen.getByRole('button', { name: 'Back' }));
+    expect(router.state.location.pathname).toBe('/profile');
+  });
+
+  it('deletes the link and goes back to the updated list', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    mockFetch(() => jsonResponse(200, { loggedIn: true }));
+    const { router } = renderApp('/profile/Ab3dE5g');
+
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+
+    expect(await screen.findByText('No urls to display')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/profile');
+    expect(localStorage.getItem('visitors-Ab3dE5g')).toBeNull();
+    expect(localStorage.getItem('userData')).not.toContain('Ab3dE5g');
+  });
+
+  it("shows 'Unexpected error occurred' when the delete request fails outright", async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    const { router } = renderApp('/profile/Ab3dE5g');
+
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+
+    expect((await screen.findByRole('alert')).textContent).toBe(MESSAGES.unexpected);
+    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+  });
+});

@@ -1,0 +1,110 @@
+import type { ShortLink } from '@shortener/contracts';
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { ErrorMessage } from '../../../components/feedback';
+import { IconButton } from '../../../components/icon-button';
+import {
+  ArrowLeftIcon,
+  CheckIcon,
+  CopyIcon,
+  ExternalIcon,
+  TrashIcon,
+} from '../../../components/icons';
+import { copyText } from '../../../lib/clipboard';
+import { formatDate, formatRemaining, formatTime } from '../../../lib/format';
+import { useNow } from '../../../lib/use-now';
+import { isWebUrl, shortLinkFor, splitQuery } from '../../../lib/url';
+import { useDeleteLink } from '../hooks/use-delete-link';
+import './link-detail.css';
+
+/** Detail (SPEC section 2): one link, its short form and its numbers. Visitors sit below it. */
+export function LinkDetail({ link }: { link: ShortLink }) {
+  const navigate = useNavigate();
+  const { remove, pending, error } = useDeleteLink();
+  const now = useNow();
+  const [copied, setCopied] = useState(false);
+  const shortLink = shortLinkFor(link.urlID);
+  const { base, query } = splitQuery(link.originalUrl);
+
+  async function onDelete() {
+    if (await remove(link.urlID)) await navigate('/profile');
+  }
+
+  async function onCopy() {
+    if (await copyText(shortLink)) setCopied(true);
+  }
+
+  const original = (
+    <>
+      <span className="detail__base">{base}</span>
+      {query && <span className="detail__query">{query}</span>}
+    </>
+  );
+
+  return (
+    <>
+      <div className="detail__toolbar">
+        <IconButton
+          label="Back"
+          icon={<ArrowLeftIcon />}
+          onClick={() => void navigate('/profile')}
+        />
+        <IconButton
+          label="Delete"
+          tone="danger"
+          icon={<TrashIcon />}
+          aria-busy={pending === link.urlID}
+          onClick={() => void onDelete()}
+        />
+      </div>
+
+      {error && <ErrorMessage>{error}</ErrorMessage>}
+
+      <article className="detail card" aria-labelledby="detail-heading">
+        <p className="detail__overline">Original URL</p>
+        <h1 id="detail-heading" className="detail__title">
+          {isWebUrl(link.originalUrl) ? (
+            <a href={link.originalUrl} target="_blank" rel="noopener noreferrer">
+              {original}
+              <ExternalIcon className="detail__external" width={18} height={18} />
+              <span className="visually-hidden"> (opens in a new tab)</span>
+            </a>
+          ) : (
+            original
+          )}
+        </h1>
+
+        <div className="detail__short">
+          <code className="detail__short-link">{shortLink}</code>
+          <IconButton
+            label="Copy short link"
+            icon={copied ? <CheckIcon /> : <CopyIcon />}
+            onClick={() => void onCopy()}
+          />
+          <span className="detail__copied" role="status">
+            {copied ? 'Copied' : ''}
+          </span>
+        </div>
+
+        <dl className="detail__stats">
+          <div className="detail__stat">
+            <dt>Created at</dt>
+            <dd>
+              <time dateTime={link.createdAt}>
+                {formatDate(link.createdAt)} <span>{formatTime(link.createdAt)}</span>
+              </time>
+            </dd>
+          </div>
+          <div className="detail__stat">
+            <dt>Expires in</dt>
+            <dd className="tabular">{formatRemaining(link.expiresAt, now)}</dd>
+          </div>
+          <div className="detail__stat">
+            <dt>Visitors</dt>
+            <dd>{link.visitCount}</dd>
+          </div>
+        </dl>
+      </article>
+    </>
+  );
+}

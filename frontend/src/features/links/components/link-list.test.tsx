@@ -1,0 +1,174 @@
+import { MESSAGES } from '@shortener/contracts';
+import { act, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { aLink, aUser, aVisit } from '../../../test/fixtures';
+import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderApp } from '../../../test/render';
+
+const DAY = 86_400_000;
+
+function cacheUser(user = aUser()) {
+  signIn();
+  localStorage.setItem('userData', JSON.stringify(user));
+  return user;
+}
+
+function items() {
+  return within(screen.getByRole('list')).getAllByRole('listitem');
+}
+
+describe('Profile: the list of links', () => {
+  it("shows '{fullName}'s URLs' and each live link with position, URL, visitCount and Expires In", () => {
+    cacheUser(
+      aUser({
+        urls: [
+          aLink({ urlID: 'first12', originalUrl: 'https://one.example', visitCount: 5 }),
+          aLink({
+            urlID: 'gone123',
+            originalUrl: 'https://expired.example',
+            expiresAt: Date.now() - 1,
+          }),
+          aLink({ urlID: 'second1', originalUrl: 'https://two.example', visitCount: 0 }),
+        ],
+      }),
+    );
+    const fetchMock = mockFetch(() => jsonResponse(500, {}));
+    renderApp('/profile');
+
+    expect(screen.getByRole('heading', { name: "Ada Lovelace's URLs" })).toBeTruthy();
+    expect(items()).toHaveLength(2);
+    const [first, second] = items();
+    expect(first?.textContent).toContain('1');
+    expect(first?.textContent).toContain('https://one.example');
+    expect(within(first as HTMLElement).getByText('visitCount').nextSibling?.textContent).toBe('5');
+    expect(within(first as HTMLElement).getByText('Expires In').nextSibling?.textContent).toMatch(
+      /^\d+d \d\dh \d\dm \d\ds$/,
+    );
+    expect(second?.textContent).toContain('2');
+    expect(second?.textContent).toContain('https://two.example');
+    expect(screen.queryByText('https://expired.example')).toBeNull();
+    // Cookie and cached userData: no request needed.
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('counts down every second', () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      vi.setSystemTime(new Date(2025, 0, 1));
+      cacheUser(aUser({ urls: [aLink({ expiresAt: Date.now() + DAY + 2000 })] }));
+      renderApp('/profile');
+      expect(screen.getByText('1d 00h 00m 02s')).toBeTruthy();
+      act(() => {
+        vi.advanceTimersByTime(1000);
+      });
+      expect(screen.getByText('1d 00h 00m 01s')).toBeTruthy();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("shows 'No urls to display' with a way back home when there are none", async () => {
+    const user = userEvent.setup();
+    cacheUser(aUser({ urls: [aLink({ expiresAt: Date.now() - 1 })] }));
+    const { router } = renderApp('/profile');
+
+    expect(screen.getByText('No urls to display')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Shorten a URL' }));
+    expect(router.state.location.pathname).toBe('/');
+  });
+
+  it("fetches userData when none is cached, showing 'Loading....' meanwhile", async () => {
+    signIn();
+    const user = aUser();
+    const fetchMock = mockFetch(() => jsonResponse(200, user));
+    renderApp('/profile');
+
+    expect(screen.getByText('Loading....')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: "Ada Lovelace's URLs" })).toBeTruthy();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(localStorage.getItem('userData') ?? 'null')).toEqual(user);
+  });
+
+  it("shows 'Server error' with a retry when userData cannot be fetched", async () => {
+    signIn();
+    mockFetch(() => jsonResponse(503, { message: 'Upstream down' }));
+    renderApp('/profile');
+    expect((await screen.findByRole('alert')).textContent).toContain(MESSAGES.serverError);
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
+
+  it('refreshes from the server on Refresh', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    const fresh = aUser({
+      urls: [aLink({ urlID: 'fresh12', originalUrl: 'https://fresh.example' })],
+    });
+    const fetchMock = mockFetch(() => jsonResponse(200, fresh));
+    renderApp('/profile');
+
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+
+    expect(await screen.findByText('https://fresh.example')).toBeTruthy();
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/user');
+    expect(localStorage.getItem('userData')).toContain('fresh12');
+  });
+
+  it('returns to the sign-in prompt, caches cleared, when a refresh answers 401', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('v1')]));
+    mockFetch(() =>
+      jsonResponse(401, { message: MESSAGES.unauthorized, callBack: '/login?from=%2Fprofile' }),
+    );
+    renderApp('/profile');
+
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+
+    expect(await screen.findByText('You must login first')).toBeTruthy();
+    expect(localStorage.length).toBe(0);
+  });
+
+  it('opens the detail page from the item or its Details button', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    mockFetch(() => jsonResponse(200, []));
+    const { router } = renderApp('/profile');
+
+    await user.click(screen.getByText('https://example.com/articles/42?utm_source=news'));
+    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+
+    await act(() => router.navigate('/profile'));
+    await user.click(screen.getByRole('button', { name: 'Details' }));
+    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+  });
+
+  it('deletes with the trash button: gone from the list, cached userData and cached visitors', async () => {
+    const user = userEvent.setup();
+    cacheUser(aUser({ urls: [aLink({ urlID: 'keep123' }), aLink({ urlID: 'drop123' })] }));
+    localStorage.setItem('visitors-drop123', JSON.stringify([aVisit('v1')]));
+    const fetchMock = mockFetch(() => jsonResponse(200, { loggedIn: true }));
+    const { router } = renderApp('/profile');
+
+    const [, second] = items();
+    await user.click(within(second as HTMLElement).getByRole('button', { name: 'Delete' }));
+
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/delete/drop123');
+    expect(items()).toHaveLength(1);
+    expect(localStorage.getItem('userData')).not.toContain('drop123');
+    expect(localStorage.getItem('visitors-drop123')).toBeNull();
+    expect(router.state.location.pathname).toBe('/profile');
+  });
+
+  it("shows the server's message when a delete is refused", async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    mockFetch(() => jsonResponse(404, { message: 'Link not found' }));
+    renderApp('/profile');
+
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+
+    expect((await screen.findByRole('alert')).textContent).toBe('Link not found');
+    expect(items()).toHaveLength(1);
+  });
+});

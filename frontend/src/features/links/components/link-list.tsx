@@ -1,0 +1,139 @@
+import type { ShortLink, UserData } from '@shortener/contracts';
+import { useId, type MouseEvent } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { ErrorMessage } from '../../../components/feedback';
+import { IconButton } from '../../../components/icon-button';
+import { ChevronRightIcon, RefreshIcon, TrashIcon } from '../../../components/icons';
+import { formatRemaining } from '../../../lib/format';
+import { useNow } from '../../../lib/use-now';
+import { shortLinkFor } from '../../../lib/url';
+import { useSession } from '../../auth';
+import { useDeleteLink } from '../hooks/use-delete-link';
+import './link-list.css';
+
+/** Profile (SPEC section 2): the user's links that have not expired, counting down live. */
+export function LinkList({ user }: { user: UserData }) {
+  const { loadUser, status, error: loadError } = useSession();
+  const { remove, pending, error: deleteError } = useDeleteLink();
+  const navigate = useNavigate();
+  const now = useNow();
+  const links = user.urls.filter((link) => link.expiresAt > now);
+  const error = deleteError ?? loadError;
+
+  return (
+    <section className="links" aria-labelledby="links-heading">
+      <div className="page-header">
+        <h1 id="links-heading" className="page-header__title">
+          {user.fullName}&apos;s URLs
+        </h1>
+        <div className="page-header__actions">
+          {/* A full navigation: the server ends the session and both cookies. */}
+          <a className="button button--secondary" href="/logout">
+            Sign out
+          </a>
+          <IconButton
+            label="Refresh"
+            icon={<RefreshIcon />}
+            aria-busy={status === 'loading'}
+            onClick={() => void loadUser({ refresh: true })}
+          />
+        </div>
+      </div>
+
+      {error && <ErrorMessage>{error}</ErrorMessage>}
+
+      {links.length === 0 ? (
+        <div className="empty-state card">
+          <p>No urls to display</p>
+          <button
+            type="button"
+            className="button button--primary"
+            onClick={() => void navigate('/')}
+          >
+            Shorten a URL
+          </button>
+        </div>
+      ) : (
+        <ol className="links__list">
+          {links.map((link, index) => (
+            <LinkItem
+              key={link.urlID}
+              link={link}
+              position={index + 1}
+              now={now}
+              deleting={pending === link.urlID}
+              onOpen={() => void navigate(`/profile/${encodeURIComponent(link.urlID)}`)}
+              onDelete={() => void remove(link.urlID)}
+            />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+interface LinkItemProps {
+  link: ShortLink;
+  position: number;
+  now: number;
+  deleting: boolean;
+  onOpen: () => void;
+  onDelete: () => void;
+}
+
+function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemProps) {
+  const urlId = useId();
+
+  function openUnlessSelecting() {
+    // Selecting the URL to copy it should not leave the page.
+    if (window.getSelection()?.toString()) return;
+    onOpen();
+  }
+
+  function only(action: () => void) {
+    return (event: MouseEvent) => {
+      event.stopPropagation();
+      action();
+    };
+  }
+
+  return (
+    <li className="link-item card" onClick={openUnlessSelecting}>
+      <span className="link-item__position" aria-hidden="true">
+        {position}
+      </span>
+      <div className="link-item__body">
+        <p className="link-item__url" id={urlId} title={link.originalUrl}>
+          {link.originalUrl}
+        </p>
+        <p className="link-item__short">{shortLinkFor(link.urlID).replace(/^https?:\/\//, '')}</p>
+        <dl className="link-item__stats">
+          <div>
+            <dt>visitCount</dt>
+            <dd>{link.visitCount}</dd>
+          </div>
+          <div>
+            <dt>Expires In</dt>
+            <dd className="tabular">{formatRemaining(link.expiresAt, now)}</dd>
+          </div>
+        </dl>
+      </div>
+      <div className="link-item__actions">
+        <IconButton
+          label="Details"
+          icon={<ChevronRightIcon />}
+          aria-describedby={urlId}
+          onClick={only(onOpen)}
+        />
+        <IconButton
+          label="Delete"
+          tone="danger"
+          icon={<TrashIcon />}
+          aria-describedby={urlId}
+          aria-busy={deleting}
+          onClick={only(onDelete)}
+        />
+      </div>
+    </li>
+  );
+}

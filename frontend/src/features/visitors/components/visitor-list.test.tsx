@@ -1,0 +1,103 @@
+import { MESSAGES } from '@shortener/contracts';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { formatDateTime } from '../../../lib/format';
+import { aLink, aUser, aVisit } from '../../../test/fixtures';
+import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderApp } from '../../../test/render';
+
+function openDetail() {
+  signIn();
+  localStorage.setItem('userData', JSON.stringify(aUser({ urls: [aLink({ urlID: 'Ab3dE5g' })] })));
+  return renderApp('/profile/Ab3dE5g');
+}
+
+function visitorList() {
+  return within(screen.getByRole('region', { name: 'Visitor log' }));
+}
+
+describe('Visitors of a link', () => {
+  it('fetches them on first load and shows time stamp, device, browser and IP address', async () => {
+    const visit = aVisit('v1', {
+      userAgent: { platform: 'iOS', browser: 'Mobile Safari' },
+      ipAddress: '198.51.100.4',
+    });
+    const fetchMock = mockFetch(() => jsonResponse(200, [visit]));
+    openDetail();
+
+    const item = await visitorList().findByRole('listitem');
+    expect(item.textContent).toContain(formatDateTime(visit.createdAt));
+    expect(item.textContent).toContain('iOS');
+    expect(item.textContent).toContain('Mobile Safari');
+    expect(item.textContent).toContain('198.51.100.4');
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/visitors/Ab3dE5g');
+    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? 'null')).toEqual([visit]);
+  });
+
+  it('uses the cached visitors on first load when signed in, and refreshes on request', async () => {
+    const user = userEvent.setup();
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('cached')]));
+    const fetchMock = mockFetch(() => jsonResponse(200, [aVisit('new'), aVisit('cached')]));
+    openDetail();
+
+    expect(visitorList().getAllByRole('listitem')).toHaveLength(1);
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    await user.click(visitorList().getByRole('button', { name: 'Refresh' }));
+    expect(await visitorList().findAllByRole('listitem')).toHaveLength(2);
+  });
+
+  it("shows 'No visitors found' with a refresh button, and clears the list and its cache on 'No visitors'", async () => {
+    const user = userEvent.setup();
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('old')]));
+    mockFetch(() => jsonResponse(404, { message: 'Not found' }));
+    openDetail();
+
+    await user.click(visitorList().getByRole('button', { name: 'Refresh' }));
+
+    expect(await visitorList().findByText('No visitors found')).toBeTruthy();
+    expect(visitorList().queryByRole('listitem')).toBeNull();
+    expect(localStorage.getItem('visitors-Ab3dE5g')).toBeNull();
+    expect(visitorList().getByRole('button', { name: 'Refresh' })).toBeTruthy();
+  });
+
+  it("offers 'Load more' while the server has a next page", async () => {
+    const user = userEvent.setup();
+    const fetchMock = mockFetch((url) =>
+      url.endsWith('?cursor=page-2')
+        ? jsonResponse(200, [aVisit('v1')])
+        : jsonResponse(200, [aVisit('v3'), aVisit('v2')], { 'X-Next-Cursor': 'page-2' }),
+    );
+    openDetail();
+
+    await user.click(await visitorList().findByRole('button', { name: 'Load more' }));
+
+    expect(await visitorList().findAllByRole('listitem')).toHaveLength(3);
+    expect(fetchMock.mock.calls[1]?.[0]).toBe('/api/visitors/Ab3dE5g?cursor=page-2');
+    expect(visitorList().queryByRole('button', { name: 'Load more' })).toBeNull();
+    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? '[]')).toHaveLength(3);
+  });
+
+  it("shows 'Server error' and keeps what is shown when a refresh fails", async () => {
+    const user = userEvent.setup();
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('cached')]));
+    mockFetch(() => jsonResponse(500, { message: 'Database down' }));
+    openDetail();
+
+    await user.click(visitorList().getByRole('button', { name: 'Refresh' }));
+
+    expect((await visitorList().findByRole('alert')).textContent).toBe(MESSAGES.serverError);
+    expect(visitorList().getAllByRole('listitem')).toHaveLength(1);
+  });
+
+  it('returns to the sign-in prompt on 401', async () => {
+    mockFetch(() =>
+      jsonResponse(401, { message: MESSAGES.unauthorized, callBack: '/login?from=%2Fprofile' }),
+    );
+    openDetail();
+
+    expect(await screen.findByText('You must login first')).toBeTruthy();
+    expect(localStorage.getItem('userData')).toBeNull();
+  });
+});

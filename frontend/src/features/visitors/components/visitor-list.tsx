@@ -1,0 +1,107 @@
+import type { Visit } from '@shortener/contracts';
+import { ErrorMessage, Loading } from '../../../components/feedback';
+import { IconButton } from '../../../components/icon-button';
+import { RefreshIcon } from '../../../components/icons';
+import { formatDateTime } from '../../../lib/format';
+import { useVisitors } from '../hooks/use-visitors';
+import './visitor-list.css';
+
+/** The visitors of one link, newest first, with refresh and 'Load more'. */
+export function VisitorList({ urlID }: { urlID: string }) {
+  const { visits, nextCursor, status, refreshing, loadingMore, error, refresh, loadMore } =
+    useVisitors(urlID);
+  const empty = status === 'ready' && visits.length === 0;
+
+  return (
+    <section className="visitors" aria-labelledby="visitors-heading">
+      <div className="visitors__header">
+        <h2 id="visitors-heading" className="visitors__title">
+          Visitor log
+        </h2>
+        {!empty && (
+          <IconButton
+            label="Refresh"
+            icon={<RefreshIcon />}
+            aria-busy={refreshing}
+            onClick={() => void refresh()}
+          />
+        )}
+      </div>
+
+      {error && <ErrorMessage>{error}</ErrorMessage>}
+
+      {status === 'loading' && <Loading>Loading visitors…</Loading>}
+
+      {empty && (
+        <div className="empty-state card">
+          <p>No visitors found</p>
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-busy={refreshing}
+            onClick={() => void refresh()}
+          >
+            <RefreshIcon />
+            Refresh
+          </button>
+        </div>
+      )}
+
+      {visits.length > 0 && (
+        <>
+          <div className="visitors__head" aria-hidden="true">
+            <span>Time</span>
+            <span>Device</span>
+            <span>Browser</span>
+            <span>IP address</span>
+          </div>
+          <ol className="visitors__list">
+            {visits.map((visit) => (
+              <VisitItem key={visit._id} visit={visit} />
+            ))}
+          </ol>
+        </>
+      )}
+
+      {nextCursor && visits.length > 0 && (
+        <div className="visitors__more">
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-busy={loadingMore}
+            onClick={() => void loadMore()}
+          >
+            {loadingMore ? 'Loading..' : 'Load more'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function VisitItem({ visit }: { visit: Visit }) {
+  return (
+    <li className="visit">
+      <dl className="visit__fields">
+        <div>
+          <dt>Time</dt>
+          <dd>
+            <time dateTime={visit.createdAt}>{formatDateTime(visit.createdAt)}</time>
+          </dd>
+        </div>
+        <div>
+          <dt>Device</dt>
+          <dd>{visit.userAgent.platform || 'Unknown'}</dd>
+        </div>
+        <div>
+          <dt>Browser</dt>
+          <dd>{visit.userAgent.browser || 'Unknown'}</dd>
+        </div>
+        <div>
+          <dt>IP address</dt>
+          <dd className="visit__ip">{visit.ipAddress}</dd>
+        </div>
+      </dl>
+    </li>
+  );
+}

@@ -1,0 +1,100 @@
+import type { Visit } from '@shortener/contracts';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { clearCachedVisitors, readCachedVisitors, writeCachedVisitors } from '../../../lib/storage';
+import { useSession } from '../../auth';
+import { getVisitors } from '../api/get-visitors';
+
+export interface VisitorsState {
+  visits: Visit[];
+  nextCursor: string | null;
+  /** 'loading' only before anything is known; a refresh keeps what is shown. */
+  status: 'loading' | 'ready' | 'error';
+  refreshing: boolean;
+  loadingMore: boolean;
+  error: string | null;
+}
+
+export interface Visitors extends VisitorsState {
+  refresh: () => Promise<void>;
+  loadMore: () => Promise<void>;
+}
+
+const IDLE = { refreshing: false, loadingMore: false, error: null } as const;
+
+/**
+ * The visits of one link. Cached visitors are shown on first load when signed in; a refresh
+ * asks the server. A 'No visitors' answer empties the list and its cache; a 401 signs out.
+ */
+export function useVisitors(urlID: string): Visitors {
+  const { signedIn, signOut } = useSession();
+  const [state, setState] = useState<VisitorsState>(() => {
+    const cached = signedIn ? readCachedVisitors(urlID) : null;
+    return {
+      visits: cached ?? [],
+      nextCursor: null,
+      status: cached ? 'ready' : 'loading',
+      refreshing: false,
+      loadingMore: false,
+      error: null,
+    };
+  });
+  // Only the newest request may change the list: a slow answer never overwrites a newer one.
+  const latest = useRef(0);
+
+  const fetchPage = useCallback(
+    async (after: { visits: Visit[]; cursor: string } | null) => {
+      const request = ++latest.current;
+      setState((current) => ({
+        ...current,
+        refreshing: after === null,
+        loadingMore: after !== null,
+        error: null,
+      }));
+      const result = await getVisitors(urlID, after?.cursor);
+      if (request !== latest.current) return;
+
+      if (result.ok) {
+        const visits = after ? appendNew(after.visits, result.data.visits) : result.data.visits;
+        writeCachedVisitors(urlID, visits);
+        setState({ ...IDLE, visits, nextCursor: result.data.nextCursor, status: 'ready' });
+      } else if (result.signedOut) {
+        signOut();
+      } else if (result.status === 404) {
+        clearCachedVisitors(urlID);
+        setState({ ...IDLE, visits: [], nextCursor: null, status: 'ready' });
+      } else {
+        setState((current) => ({
+          ...current,
+          refreshing: false,
+          loadingMore: false,
+          status: current.status === 'loading' ? 'error' : current.status,
+          error: result.message,
+        }));
+      }
+    },
+    [urlID, signOut],
+  );
+
+  const refresh = useCallback(() => fetchPage(null), [fetchPage]);
+
+  const loadMore = useCallback(async () => {
+    if (!state.nextCursor || state.loadingMore) return;
+    await fetchPage({ visits: state.visits, cursor: state.nextCursor });
+  }, [fetchPage, state.nextCursor, state.loadingMore, state.visits]);
+
+  // Without a cached list, the first page is fetched on arrival; a cached one stays until
+  // the user refreshes. (The caller keys this hook's component by urlID.)
+  const firstLoad = useRef(state.status === 'loading');
+  useEffect(() => {
+    if (!firstLoad.current) return;
+    firstLoad.current = false;
+    void refresh();
+  }, [refresh]);
+
+  return { ...state, refresh, loadMore };
+}
+
+function appendNew(shown: Visit[], page: Visit[]): Visit[] {
+  const seen = new Set(shown.map((visit) => visit._id));
+  return [...shown, ...page.filter((visit) => !seen.has(visit._id))];
+}

@@ -1,0 +1,1 @@
+export { VisitorList } from './components/visitor-list';

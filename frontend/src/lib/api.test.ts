@@ -1,0 +1,116 @@
+import { MESSAGES, shortenResponseSchema } from '@shortener/contracts';
+import { describe, expect, it } from 'vitest';
+import { jsonResponse, mockFetch } from '../test/http';
+import { apiRequest, type FailurePolicy } from './api';
+
+const showsNothing: FailurePolicy = { showsServerMessage: () => false };
+
+describe('apiRequest', () => {
+  it('sends X-Requested-With and same-origin credentials', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, { url: 'Ab3dE5g', loggedIn: false }));
+
+    await apiRequest('POST', '/api/shorten/?url=x&days=7', shortenResponseSchema, showsNothing);
+
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe('/api/shorten/?url=x&days=7');
+    expect(init?.method).toBe('POST');
+    expect(init?.credentials).toBe('same-origin');
+    expect(new Headers(init?.headers).get('X-Requested-With')).toBe('XMLHttpRequest');
+    expect(init?.body).toBeUndefined();
+  });
+
+  it('returns the parsed body and the headers on success', async () => {
+    mockFetch(() => jsonResponse(200, { url: 'Ab3dE5g', loggedIn: true }, { 'X-Extra': 'yes' }));
+
+    const result = await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing);
+
+    expect(result.ok && result.data).toEqual({ url: 'Ab3dE5g', loggedIn: true });
+    expect(result.ok && result.headers.get('X-Extra')).toBe('yes');
+  });
+
+  it("shows the server's message only for the statuses the policy names", async () => {
+    const policy: FailurePolicy = { showsServerMessage: (status) => status === 403 };
+    mockFetch(() => jsonResponse(403, { message: 'Not for you.' }));
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      ok: false,
+      status: 403,
+      message: 'Not for you.',
+    });
+
+    mockFetch(() => jsonResponse(409, { message: 'Conflict.' }));
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      ok: false,
+      status: 409,
+      message: MESSAGES.serverError,
+    });
+  });
+
+  it("reads 'Server error' when the error body has no message", async () => {
+    const policy: FailurePolicy = { showsServerMessage: () => true };
+    mockFetch(() => new Response('<html>Bad gateway</html>', { status: 502 }));
+
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      ok: false,
+      status: 502,
+      message: MESSAGES.serverError,
+    });
+  });
+
+  it('prefers a fixed message for a status', async () => {
+    const policy: FailurePolicy = { showsServerMessage: () => true, fixed: { 404: 'Gone' } };
+    mockFetch(() => jsonResponse(404, { message: 'Not found' }));
+
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      message: 'Gone',
+    });
+  });
+
+  it('never throws: a network failure reads as the policy exception message', async () => {
+    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing)).toMatchObject({
+      ok: false,
+      status: 0,
+      message: MESSAGES.serverError,
+    });
+    expect(
+      await apiRequest('GET', '/api/x', shortenResponseSchema, {
+        ...showsNothing,
+        exception: MESSAGES.unexpected,
+      }),
+    ).toMatchObject({ message: MESSAGES.unexpected });
+  });
+
+  it('treats a success with a body of the wrong shape as a failure', async () => {
+    mockFetch(() => jsonResponse(200, { unexpected: true }));
+
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing)).toMatchObject({
+      ok: false,
+      message: MESSAGES.serverError,
+    });
+  });
+
+  it("marks 401 and the message 'Unauthorized access' as signed out, keeping callBack", async () => {
+    const policy: FailurePolicy = { showsServerMessage: () => true };
+    mockFetch(() =>
+      jsonResponse(401, { message: MESSAGES.unauthorized, callBack: '/login?from=%2Fprofile' }),
+    );
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toEqual({
+      ok: false,
+      status: 401,
+      message: MESSAGES.unauthorized,
+      callBack: '/login?from=%2Fprofile',
+      signedOut: true,
+    });
+
+    mockFetch(() => jsonResponse(403, { message: MESSAGES.unauthorized }));
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      signedOut: true,
+    });
+
+    mockFetch(() => jsonResponse(500, { message: 'Database down' }));
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, policy)).toMatchObject({
+      signedOut: false,
+    });
+  });
+});

@@ -1,0 +1,89 @@
+import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts';
+
+/** What a schema from '@shortener/contracts' offers: a parse that never throws. */
+export interface Schema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false };
+}
+
+export interface ApiSuccess<T> {
+  ok: true;
+  data: T;
+  headers: Headers;
+}
+
+export interface ApiFailure {
+  ok: false;
+  /** The HTTP status, or 0 when no usable answer arrived. */
+  status: number;
+  /** What the user is shown, per SPEC section 8. */
+  message: string;
+  /** Where to sign in again, when the server says so (401). */
+  callBack?: string;
+  /** The server does not know this session: 401 or the message 'Unauthorized access'. */
+  signedOut: boolean;
+}
+
+export type ApiResult<T> = ApiSuccess<T> | ApiFailure;
+
+/** How one call turns a failure into a message (one row group of the error catalogue). */
+export interface FailurePolicy {
+  /** Statuses whose own `message` is shown; any other failure reads 'Server error'. */
+  showsServerMessage: (status: number) => boolean;
+  /** Fixed messages for particular statuses, e.g. 404 → 'No visitors'. */
+  fixed?: Readonly<Partial<Record<number, string>>>;
+  /** What a request that threw, or answered with an unreadable body, reads as. */
+  exception?: string;
+}
+
+/**
+ * The one way the browser talks to the API: same-origin cookies, the X-Requested-With
+ * header the gateway requires, and failures mapped to SPEC section 8. Never throws.
+ */
+export async function apiRequest<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  schema: Schema<T>,
+  policy: FailurePolicy,
+): Promise<ApiResult<T>> {
+  const unexpected = policy.exception ?? MESSAGES.serverError;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest', Accept: 'application/json' },
+    });
+  } catch {
+    return { ok: false, status: 0, message: unexpected, signedOut: false };
+  }
+
+  const body = await readJson(response);
+  if (response.ok) {
+    const parsed = schema.safeParse(body);
+    return parsed.success
+      ? { ok: true, data: parsed.data, headers: response.headers }
+      : { ok: false, status: response.status, message: unexpected, signedOut: false };
+  }
+
+  const parsedError = errorResponseSchema.safeParse(body);
+  const error = parsedError.success ? parsedError.data : undefined;
+  const fixed = policy.fixed?.[response.status];
+  const serverMessage = policy.showsServerMessage(response.status) ? error?.message : undefined;
+  return {
+    ok: false,
+    status: response.status,
+    message: fixed ?? serverMessage ?? MESSAGES.serverError,
+    ...(error?.callBack === undefined ? {} : { callBack: error.callBack }),
+    signedOut: response.status === 401 || error?.message === MESSAGES.unauthorized,
+  };
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  try {
+    return (await response.json()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isClientError = (status: number): boolean => status >= 400 && status < 500;

@@ -1,0 +1,114 @@
+import {
+  LOGGED_IN_COOKIE,
+  userDataSchema,
+  visitorsResponseSchema,
+  type UserData,
+  type Visit,
+} from '@shortener/contracts';
+import type { Schema } from './api';
+
+/**
+ * Everything the browser keeps (SPEC sections 3 and 4), in one place: the 'loggedIn'
+ * cookie the server sets, the cached 'userData' and one 'visitors-{id}' entry per link.
+ * Reads are validated against the shared schemas, so a corrupt or outdated entry reads
+ * as "not cached" instead of breaking a page.
+ */
+export const STORAGE_KEYS = {
+  userData: 'userData',
+  visitorsPrefix: 'visitors-',
+  visitors: (urlID: string) => `${STORAGE_KEYS.visitorsPrefix}${urlID}`,
+} as const;
+
+export function isSignedIn(): boolean {
+  return readCookie(LOGGED_IN_COOKIE) === 'true';
+}
+
+/** Drops the page-readable sign-in indicator once the server has said the session is gone. */
+export function forgetSignIn(): void {
+  document.cookie = `${LOGGED_IN_COOKIE}=; Max-Age=0; Path=/; SameSite=Lax`;
+}
+
+export function readCachedUser(): UserData | null {
+  return readJson(STORAGE_KEYS.userData, userDataSchema);
+}
+
+export function writeCachedUser(user: UserData): void {
+  writeJson(STORAGE_KEYS.userData, user);
+}
+
+export function clearCachedUser(): void {
+  removeItem(STORAGE_KEYS.userData);
+}
+
+export function removeLinkFromCachedUser(urlID: string): void {
+  const user = readCachedUser();
+  if (user) writeCachedUser({ ...user, urls: user.urls.filter((link) => link.urlID !== urlID) });
+}
+
+export function readCachedVisitors(urlID: string): Visit[] | null {
+  return readJson(STORAGE_KEYS.visitors(urlID), visitorsResponseSchema);
+}
+
+export function writeCachedVisitors(urlID: string, visits: readonly Visit[]): void {
+  writeJson(STORAGE_KEYS.visitors(urlID), visits);
+}
+
+export function clearCachedVisitors(urlID: string): void {
+  removeItem(STORAGE_KEYS.visitors(urlID));
+}
+
+/** Signed out: nothing of the previous session stays in this browser. */
+export function clearAllCaches(): void {
+  clearCachedUser();
+  try {
+    const keys = Array.from({ length: localStorage.length }, (_, index) => localStorage.key(index));
+    for (const key of keys) {
+      if (key?.startsWith(STORAGE_KEYS.visitorsPrefix)) localStorage.removeItem(key);
+    }
+  } catch {
+    // Storage unavailable (privacy mode, disabled): there is nothing to clear.
+  }
+}
+
+function readCookie(name: string): string | null {
+  for (const part of document.cookie.split(';')) {
+    const separator = part.indexOf('=');
+    if (separator === -1) continue;
+    if (part.slice(0, separator).trim() !== name) continue;
+    const value = part.slice(separator + 1).trim();
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  }
+  return null;
+}
+
+// Storage may be full, disabled or hold anything: every access fails soft.
+function readJson<T>(key: string, schema: Schema<T>): T | null {
+  try {
+    const raw = localStorage.getItem(key);
+    if (raw === null) return null;
+    const parsed = schema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeJson(key: string, value: unknown): void {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // A cache that cannot be written is only a slower next visit.
+  }
+}
+
+function removeItem(key: string): void {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    // See writeJson.
+  }
+}

@@ -1,0 +1,15 @@
+import { useEffect, useState } from 'react';
+
+/** The current time, refreshed every `intervalMs`: one timer drives a whole list of countdowns. */
+export function useNow(intervalMs = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      setNow(Date.now());
+    }, intervalMs);
+    return () => {
+      window.clearInterval(timer);
+    };
+  }, [intervalMs]);
+  return now;
+}

@@ -1,0 +1,73 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type Plugin } from 'vite';
+
+const BACKEND = 'http://localhost:8080';
+
+/** After `vite build`, prints what each emitted JS, CSS and HTML file weighs gzipped. */
+function gzipSizeReport(): Plugin {
+  return {
+    name: 'gzip-size-report',
+    apply: 'build',
+    writeBundle(_options, bundle) {
+      const rows = Object.values(bundle)
+        .filter((file) => /\.(js|css|html)$/.test(file.fileName))
+        .map((file) => {
+          const raw = Buffer.from(file.type === 'chunk' ? file.code : file.source);
+          return { name: file.fileName, raw: raw.length, gzip: gzipSync(raw, { level: 9 }).length };
+        })
+        .sort((a, b) => b.gzip - a.gzip);
+      const kb = (bytes: number) => `${(bytes / 1000).toFixed(2)} kB`.padStart(11);
+      const width = Math.max(...rows.map((row) => row.name.length), 5);
+      const lines = rows.map((row) => `  ${row.name.padEnd(width)} ${kb(row.raw)} ${kb(row.gzip)}`);
+      const sum = (key: 'raw' | 'gzip') => rows.reduce((total, row) => total + row[key], 0);
+      console.log(
+        [
+          '',
+          `Production bundle size (gzip -9):`,
+          `  ${'file'.padEnd(width)} ${'raw'.padStart(11)} ${'gzipped'.padStart(11)}`,
+          ...lines,
+          `  ${'total'.padEnd(width)} ${kb(sum('raw'))} ${kb(sum('gzip'))}`,
+          '',
+        ].join('\n'),
+      );
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [react(), gzipSizeReport()],
+  resolve: {
+    alias: {
+      // Shared API types and constants straight from source: no build of the package needed.
+      '@shortener/contracts': fileURLToPath(
+        new URL('../packages/contracts/src/index.ts', import.meta.url),
+      ),
+    },
+  },
+  server: {
+    proxy: Object.fromEntries(
+      ['/api', '/login', '/logout', '/auth', '/r/'].map((path) => [path, BACKEND]),
+    ),
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // zod (through @shortener/contracts) places pure annotations where Rollup ignores them.
+        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/zod/')) return;
+        warn(warning);
+      },
+    },
+  },
+  test: {
+    environment: 'jsdom',
+    setupFiles: ['./src/test/setup.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    restoreMocks: true,
+    unstubGlobals: true,
+  },
+});
