@@ -1,2 +1,3 @@
 export * from './link-cache';
 export * from './redis-link-cache';
+export * from './memory-link-cache';

@@ -1,0 +1,151 @@
+// Redirect benchmark (a measurement, not a test). In one run on this machine it loads
+//   (a) a bare node:http server answering a fixed 302, and
+//   (b) the real redirect service, with Redis lookups and Kafka publishing on,
+// over the same hot codes with the same autocannon settings, prints requests/s, p50 and p99
+// for each and the ratio b/a, then checks that the visits stored by the analytics consumer
+// equal the redirects served.
+//
+//   npm run build && npm run infra:up -- --db shortener_test
+//   node bench/redirect.mjs [--seconds 15] [--connections 50] [--codes 100]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { InternalClient } from '../packages/chassis/dist/index.js';
+import { freePort, startTestStack, waitFor } from '../packages/testkit/dist/index.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '50' },
+    codes: { type: 'string', default: '100' },
+  },
+});
+const seconds = Number(args.seconds);
+const connections = Number(args.connections);
+const codeCount = Number(args.codes);
+
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
+
+function load(url, paths, duration) {
+  return autocannon({
+    url,
+    connections,
+    duration,
+    requests: paths.map((p) => ({ method: 'GET', path: p })),
+    headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' },
+  });
+}
+
+function summary(name, result) {
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    served: result['3xx'],
+    errors: result.errors + result.timeouts + result['5xx'],
+  };
+}
+
+async function bareServer() {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('node:http').createServer((req, res) => {
+         res.writeHead(302, { location: 'https://example.com/', 'cache-control': 'private, no-store' });
+         res.end();
+       }).listen(${port}, '127.0.0.1', () => console.log('ready'));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await once(child.stdout, 'data');
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+async function main() {
+  console.log(
+    `redirect benchmark: ${seconds}s per run, ${connections} connections, ${codeCount} hot codes`,
+  );
+  const stack = await startTestStack({
+    services: ['analytics', 'links', 'redirect'],
+    env: { LOG_LEVEL: 'warn' },
+  });
+  try {
+    const links = new InternalClient('links', stack.get('links').url, stack.secret);
+    const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
+    const codes = [];
+    for (let i = 0; i < codeCount; i += 1) {
+      const created = await links.request('POST', '/internal/links', {
+        identity: { userId: 'bench' },
+        body: { url: `https://example.com/bench/${i}`, days: 7 },
+      });
+      codes.push(created.body.urlID);
+    }
+    const paths = codes.map((code) => `/r/${code}`);
+    const redirect = stack.get('redirect');
+    await waitFor(async () => (await fetch(`${redirect.url}/readyz`)).ok, { timeoutMs: 30_000 });
+    await waitFor(async () => (await fetch(`${stack.get('analytics').url}/readyz`)).ok, {
+      timeoutMs: 30_000,
+    });
+
+    const bare = await bareServer();
+    await load(bare.url, paths, 2); // warm-up
+    const a = summary('bare node:http 302', await load(bare.url, paths, seconds));
+    bare.stop();
+
+    // Warm-up without counting: its visits are stored too, so count from after it settles.
+    await load(redirect.url, paths, 2);
+    const countVisits = async () => {
+      const response = await analytics.request('POST', '/internal/visit-counts', {
+        body: { codes },
+      });
+      return Object.values(response.body.counts).reduce((sum, n) => sum + n, 0);
+    };
+    let before = await countVisits();
+    await waitFor(
+      async () => {
+        const now = await countVisits();
+        const settled = now === before;
+        before = now;
+        return settled;
+      },
+      { intervalMs: 1000, timeoutMs: 60_000, what: 'warm-up visits stored' },
+    );
+    const b = summary('redirect service', await load(redirect.url, paths, seconds));
+
+    console.table([a, b]);
+    console.log(`ratio b/a (requests/s): ${(b.rps / a.rps).toFixed(2)}`);
+
+    const began = Date.now();
+    let stored = 0;
+    try {
+      await waitFor(
+        async () => {
+          stored = (await countVisits()) - before;
+          return stored >= b.served;
+        },
+        { intervalMs: 250, timeoutMs: 120_000, what: 'visits stored' },
+      );
+    } catch {
+      // fall through to print what was stored
+    }
+    const metrics = await (await fetch(`${redirect.url}/metrics`)).text();
+    const dropped = /visit_events_dropped_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? '?';
+    console.log(`redirects served: ${b.served}`);
+    console.log(
+      `visits stored:    ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
+    );
+    if (stored !== b.served) process.exitCode = 1;
+  } finally {
+    await stack.stop();
+  }
+}
+
+await main();

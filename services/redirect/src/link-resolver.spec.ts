@@ -1,0 +1,99 @@
+import type { InternalClient } from '@shortener/chassis';
+import { GONE, type CacheEntry, type CachedLink, type LinkCache } from '@shortener/link-cache';
+import { LinkResolver, LinksUnavailableError } from './link-resolver';
+
+class MemoryCache implements LinkCache {
+  entries = new Map<string, CacheEntry>();
+  gets = 0;
+  failing = false;
+  get(code: string): Promise<CacheEntry> {
+    this.gets += 1;
+    if (this.failing) return Promise.reject(new Error('redis away'));
+    return Promise.resolve(this.entries.get(code) ?? null);
+  }
+  set(code: string, link: CachedLink): Promise<void> {
+    this.entries.set(code, link);
+    return Promise.resolve();
+  }
+  refill = this.set;
+  delete(code: string): Promise<void> {
+    this.entries.set(code, GONE);
+    return Promise.resolve();
+  }
+  subscribe(): Promise<() => Promise<void>> {
+    return Promise.resolve(() => Promise.resolve());
+  }
+}
+
+function linksAnswering(status: number, body?: unknown): InternalClient & { calls: number } {
+  const client = {
+    calls: 0,
+    request() {
+      client.calls += 1;
+      if (status === 0) return Promise.reject(new Error('connect ECONNREFUSED'));
+      return Promise.resolve({ status, body });
+    },
+  };
+  return client as unknown as InternalClient & { calls: number };
+}
+
+const options = { ttlMs: 1000, negativeTtlMs: 1000, maxEntries: 3 };
+const future = Date.now() + 60_000;
+
+describe('LinkResolver', () => {
+  it('answers from memory after the first lookup, serialising the Location once', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', { url: 'https://例え.jp/パス', expiresAt: future });
+    const resolver = new LinkResolver(cache, linksAnswering(500), options);
+    expect(resolver.peek('abcdefg', Date.now())).toBeUndefined();
+    const link = await resolver.resolve('abcdefg');
+    expect(link?.location).toBe('https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9');
+    expect(resolver.peek('abcdefg', Date.now())).toEqual(link);
+    expect(resolver.peek('abcdefg', Date.now() + 1001)).toBeUndefined();
+    expect(cache.gets).toBe(1);
+  });
+
+  it('asks the links service on a cache miss, and when Redis is away', async () => {
+    const cache = new MemoryCache();
+    const links = linksAnswering(200, { url: 'https://example.com/', expiresAt: future });
+    const resolver = new LinkResolver(cache, links, options);
+    expect((await resolver.resolve('abcdefg'))?.location).toBe('https://example.com/');
+    cache.failing = true;
+    resolver.forget(null);
+    expect((await resolver.resolve('abcdefg'))?.location).toBe('https://example.com/');
+    expect(links.calls).toBe(2);
+  });
+
+  it('treats gone, expired and unknown links as missing, and remembers that briefly', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('goneaaa', GONE);
+    cache.entries.set('expired', { url: 'https://example.com/', expiresAt: Date.now() - 1 });
+    const links = linksAnswering(404, { message: 'Url not found' });
+    const resolver = new LinkResolver(cache, links, options);
+    expect(await resolver.resolve('goneaaa')).toBeNull();
+    expect(await resolver.resolve('expired')).toBeNull();
+    expect(await resolver.resolve('unknown')).toBeNull();
+    expect(links.calls).toBe(1);
+    expect(resolver.peek('unknown', Date.now())).toBeNull();
+  });
+
+  it('says so when neither Redis nor the links service can answer', async () => {
+    const cache = new MemoryCache();
+    cache.failing = true;
+    const resolver = new LinkResolver(cache, linksAnswering(0), options);
+    await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
+  });
+
+  it('shares one lookup between concurrent requests and stays within its size bound', async () => {
+    const cache = new MemoryCache();
+    for (const code of ['aaaaaaa', 'bbbbbbb', 'ccccccc', 'ddddddd']) {
+      cache.entries.set(code, { url: `https://example.com/${code}`, expiresAt: future });
+    }
+    const resolver = new LinkResolver(cache, linksAnswering(500), options);
+    await Promise.all([resolver.resolve('aaaaaaa'), resolver.resolve('aaaaaaa')]);
+    expect(cache.gets).toBe(1);
+    for (const code of ['bbbbbbb', 'ccccccc', 'ddddddd']) await resolver.resolve(code);
+    expect(resolver.size).toBe(3);
+    expect(resolver.peek('aaaaaaa', Date.now())).toBeUndefined();
+  });
+});
