@@ -9,14 +9,11 @@
 //   node bench/redirect.mjs [--seconds 15] [--connections 50] [--codes 100]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { freePort, startTestStack, waitFor } from '../packages/testkit/dist/index.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '15' },
