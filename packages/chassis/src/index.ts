@@ -9,5 +9,6 @@ export * from './ops-http';
 export * from './shutdown';
 export * from './startup';
 export * from './retry';
+export * from './visit-bus';
 export * from './internal-auth';
 export * from './internal-client';

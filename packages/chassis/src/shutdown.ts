@@ -7,6 +7,11 @@ export interface ShutdownOptions {
   /** Past this the process exits anyway, so a stuck dependency cannot block a rollout. */
   timeoutMs?: number;
   exit?: (code: number) => void;
+  /**
+   * Whether this service answers SIGTERM/SIGINT itself. Off when several services share one
+   * process (the embedded mode), whose host calls each returned shutdown in turn.
+   */
+  handleSignals?: boolean;
 }
 
 /** Installs the signal handlers once; returns a function that starts the same shutdown. */
@@ -15,6 +20,7 @@ export function onShutdown({
   steps,
   timeoutMs = 25_000,
   exit = (code) => process.exit(code),
+  handleSignals = true,
 }: ShutdownOptions): (reason: string) => Promise<void> {
   let started: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
@@ -41,7 +47,9 @@ export function onShutdown({
     })();
     return started;
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (handleSignals) {
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  }
   return shutdown;
 }
