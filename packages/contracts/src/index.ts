@@ -2,3 +2,5 @@ export * from './links';
 export * from './api';
 export * from './visits';
 export * from './internal';
+export * from './sessions';
+export * from './api-requests';

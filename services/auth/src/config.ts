@@ -1,4 +1,5 @@
-import { env, loadConfig } from '@shortener/chassis';
+import { z } from 'zod';
+import { ConfigError, env, loadConfig } from '@shortener/chassis';
 
 export const authConfigShape = {
   PORT: env.port(7001),
@@ -8,8 +9,78 @@ export const authConfigShape = {
   INTERNAL_API_SECRET: env.secret(),
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
   DB_MIGRATE: env.bool(true),
+  /** The product's public origin: cookies are Secure when it is https. */
+  PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),
+  /** Without a client id the service starts, and /login says sign-in is not configured. */
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Default: {PUBLIC_ORIGIN}/auth/google/callback. */
+  GOOGLE_CALLBACK_URL: env.url(['http', 'https']).optional(),
+  /** Google's endpoints; point them at any OAuth2 provider (or a local mock) to test. */
+  GOOGLE_AUTHORIZATION_URL: env.url(
+    ['http', 'https'],
+    'https://accounts.google.com/o/oauth2/v2/auth',
+  ),
+  GOOGLE_TOKEN_URL: env.url(['http', 'https'], 'https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: env.url(
+    ['http', 'https'],
+    'https://openidconnect.googleapis.com/v1/userinfo',
+  ),
+  SESSION_TTL_DAYS: env.int(30, 1, 3650),
+  /** How often expired sessions are deleted. */
+  SESSION_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
 };
 
-export type AuthConfig = ReturnType<typeof loadAuthConfig>;
-export const loadAuthConfig = (source: NodeJS.ProcessEnv = process.env) =>
-  loadConfig('auth', authConfigShape, source);
+type RawAuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;
+
+export interface GoogleSignIn {
+  clientId: string;
+  clientSecret: string;
+  callbackUrl: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+}
+
+export type AuthConfig = RawAuthConfig & {
+  /** Null when Google sign-in is not configured. */
+  google: GoogleSignIn | null;
+  /** Cookies carry Secure when the public origin is https. */
+  secureCookies: boolean;
+};
+
+/** The variables that enable Google sign-in, as the "not configured" page names them. */
+export const GOOGLE_VARIABLES = [
+  'GOOGLE_CLIENT_ID',
+  'GOOGLE_CLIENT_SECRET',
+  'GOOGLE_CALLBACK_URL',
+  'GOOGLE_AUTHORIZATION_URL',
+  'GOOGLE_TOKEN_URL',
+  'GOOGLE_USERINFO_URL',
+] as const;
+
+export const CALLBACK_PATH = '/auth/google/callback';
+
+export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
+  const raw = loadConfig('auth', authConfigShape, source);
+  // A secret without its id (or the reverse) is a half-done set-up: say so at start-up
+  // instead of failing at the first sign-in.
+  if ((raw.GOOGLE_CLIENT_ID === undefined) !== (raw.GOOGLE_CLIENT_SECRET === undefined)) {
+    throw new ConfigError('auth', [
+      'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both to enable Google sign-in, or neither',
+    ]);
+  }
+  const google =
+    raw.GOOGLE_CLIENT_ID !== undefined && raw.GOOGLE_CLIENT_SECRET !== undefined
+      ? {
+          clientId: raw.GOOGLE_CLIENT_ID,
+          clientSecret: raw.GOOGLE_CLIENT_SECRET,
+          callbackUrl:
+            raw.GOOGLE_CALLBACK_URL ?? new URL(CALLBACK_PATH, raw.PUBLIC_ORIGIN).toString(),
+          authorizationUrl: raw.GOOGLE_AUTHORIZATION_URL,
+          tokenUrl: raw.GOOGLE_TOKEN_URL,
+          userinfoUrl: raw.GOOGLE_USERINFO_URL,
+        }
+      : null;
+  return { ...raw, google, secureCookies: new URL(raw.PUBLIC_ORIGIN).protocol === 'https:' };
+}

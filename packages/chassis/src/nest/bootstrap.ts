@@ -24,6 +24,11 @@ export interface NestServiceOptions<
   configure?: (app: NestExpressApplication, config: Config) => void;
   /** Body size limit for JSON bodies. */
   bodyLimit?: string;
+  /**
+   * Hosted inside another process with other services (the embedded mode): the host handles
+   * signals and calls `shutdown` itself, and a finished shutdown does not exit the process.
+   */
+  hosted?: boolean;
 }
 
 export interface RunningService {
@@ -83,6 +88,8 @@ export async function startNestService<
 
     const shutdown = onShutdown({
       logger,
+      handleSignals: !options.hosted,
+      ...(options.hosted ? { exit: () => undefined } : {}),
       steps: [
         {
           name: 'stop taking requests',
