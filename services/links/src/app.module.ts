@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis/database';
 import { redisReadiness, type Redis } from '@shortener/chassis/redis';
@@ -13,9 +13,21 @@ import type { LinksConfig } from './config';
 import { LinksModule } from './links/links.module';
 import { linksMigrations } from './migrations';
 
+function readiness(withRedis: boolean): Provider {
+  return {
+    provide: READINESS_CHECKS,
+    inject: withRedis ? [ManagedDataSource, REDIS] : [ManagedDataSource],
+    useFactory: (db: ManagedDataSource, redis?: Redis): ReadinessCheck[] => [
+      { name: 'postgres', check: () => db.check() },
+      ...(redis ? [redisReadiness(redis)] : []),
+    ],
+  };
+}
+
 @Module({})
 export class AppModule {
   static forRoot(config: LinksConfig): DynamicModule {
+    const withRedis = !config.REDIS_URL.startsWith('memory:');
     return {
       module: AppModule,
       imports: [
@@ -27,20 +39,11 @@ export class AppModule {
           applicationName: 'links',
           migrate: config.DB_MIGRATE,
         }),
-        RedisModule.forRoot(config.REDIS_URL),
-        LinksModule,
+        ...(withRedis ? [RedisModule.forRoot(config.REDIS_URL)] : []),
+        LinksModule.forRoot(withRedis ? 'redis' : 'memory'),
       ],
       controllers: [OpsController],
-      providers: [
-        {
-          provide: READINESS_CHECKS,
-          inject: [ManagedDataSource, REDIS],
-          useFactory: (db: ManagedDataSource, redis: Redis): ReadinessCheck[] => [
-            { name: 'postgres', check: () => db.check() },
-            redisReadiness(redis),
-          ],
-        },
-      ],
+      providers: [readiness(withRedis)],
     };
   }
 }

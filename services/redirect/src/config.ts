@@ -6,7 +6,9 @@ export const redirectConfigShape = {
   LOG_LEVEL: env.logLevel(),
   /** Shared with the other services: signs the resolve calls to the links service. */
   INTERNAL_API_SECRET: env.secret(),
-  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  /** memory:// uses the link cache of this process (the embedded mode). */
+  REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
+  /** `memory` publishes to the analytics consumer in this process (the embedded mode). */
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
   /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */

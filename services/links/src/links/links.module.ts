@@ -1,11 +1,20 @@
-import { Module } from '@nestjs/common';
-import { linkCacheProvider } from './link-cache.provider';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { memoryLinkCacheProvider, redisLinkCacheProvider } from './link-cache.provider';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { RemovalsService } from './removals.service';
 
-@Module({
-  controllers: [LinksController],
-  providers: [linkCacheProvider, LinksService, RemovalsService],
-})
-export class LinksModule {}
+@Module({})
+export class LinksModule {
+  static forRoot(cache: 'redis' | 'memory'): DynamicModule {
+    return {
+      module: LinksModule,
+      controllers: [LinksController],
+      providers: [
+        cache === 'redis' ? redisLinkCacheProvider : memoryLinkCacheProvider,
+        LinksService,
+        RemovalsService,
+      ],
+    };
+  }
+}
