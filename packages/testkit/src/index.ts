@@ -4,3 +4,4 @@ export * from './proxy';
 export * from './service-process';
 export * from './env';
 export * from './stack';
+export * from './oauth2-mock';
