@@ -3,7 +3,10 @@ import type { ReadinessCheck } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis/database';
 import { DatabaseModule, OpsController, READINESS_CHECKS } from '@shortener/chassis/nest';
 import type { AnalyticsConfig } from './config';
-import { KafkaConnection } from './kafka.provider';
+import { IngestModule } from './ingest/ingest.module';
+import { VISIT_SOURCE, type VisitSource } from './ingest/visit-source';
+import { analyticsMigrations } from './migrations';
+import { VisitsModule } from './visits/visits.module';
 
 @Module({})
 export class AppModule {
@@ -15,20 +18,21 @@ export class AppModule {
           url: config.DATABASE_URL,
           schema: 'analytics',
           entities: [],
-          migrations: [],
+          migrations: analyticsMigrations,
           applicationName: 'analytics',
           migrate: config.DB_MIGRATE,
         }),
+        VisitsModule,
+        IngestModule.forRoot(config),
       ],
       controllers: [OpsController],
       providers: [
-        KafkaConnection,
         {
           provide: READINESS_CHECKS,
-          inject: [ManagedDataSource, KafkaConnection],
-          useFactory: (db: ManagedDataSource, kafka: KafkaConnection): ReadinessCheck[] => [
+          inject: [ManagedDataSource, VISIT_SOURCE],
+          useFactory: (db: ManagedDataSource, source: VisitSource): ReadinessCheck[] => [
             { name: 'postgres', check: () => db.check() },
-            { name: 'kafka', check: () => kafka.check() },
+            { name: source.name, check: () => source.check() },
           ],
         },
       ],

@@ -1,4 +1,5 @@
 import { env, loadConfig } from '@shortener/chassis';
+import { VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
 export const analyticsConfigShape = {
   PORT: env.port(7003),
@@ -10,6 +11,20 @@ export const analyticsConfigShape = {
   DB_MIGRATE: env.bool(true),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_CONSUMER_GROUP: env.string('analytics'),
+  VISITS_TOPIC: env.string(VISITS_TOPIC),
+  /** Where events that fail the schema go, with a header naming why. */
+  VISITS_DLQ_TOPIC: env.string(VISITS_DLQ_TOPIC),
+  /** Partitions whose batches are stored at the same time (each in its own transaction). */
+  INGEST_CONCURRENCY: env.int(3, 1, 64),
+  /** Rows per multi-row INSERT; a bigger batch is split into several, in one transaction. */
+  INGEST_CHUNK_ROWS: env.int(5000, 1, 50_000),
+  /** Distinct User-Agent strings whose parse is remembered. */
+  USER_AGENT_CACHE_SIZE: env.int(10_000, 0, 1_000_000),
+  /** Store visitor IPs with the last IPv4 octet / all but the first 48 IPv6 bits zeroed. */
+  ANONYMIZE_IP: env.bool(false),
+  /** Days a deleted link's tombstone is kept, dropping its late events. */
+  TOMBSTONE_RETENTION_DAYS: env.int(90, 1, 3650),
+  PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
 };
 
 export type AnalyticsConfig = ReturnType<typeof loadAnalyticsConfig>;

@@ -1,0 +1,52 @@
+import { Counter, Histogram } from 'prom-client';
+import type { ServiceMetrics } from '@shortener/chassis';
+
+export const INGEST_METRICS = Symbol('INGEST_METRICS');
+
+export interface IngestMetrics {
+  stored: Counter;
+  duplicates: Counter;
+  ofDeletedLinks: Counter;
+  deadLettered: Counter;
+  batchDuration: Histogram;
+  retries: Counter<'step'>;
+}
+
+/** What an operator watches of the consumer, on the service's registry. */
+export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics {
+  const registers = [registry];
+  return {
+    stored: new Counter({
+      name: 'analytics_visits_stored_total',
+      help: 'Visits stored',
+      registers,
+    }),
+    duplicates: new Counter({
+      name: 'analytics_visits_duplicate_total',
+      help: 'Redelivered visit events skipped because they were already stored',
+      registers,
+    }),
+    ofDeletedLinks: new Counter({
+      name: 'analytics_visits_deleted_link_total',
+      help: 'Late visit events of deleted links, dropped',
+      registers,
+    }),
+    deadLettered: new Counter({
+      name: 'analytics_visits_dead_lettered_total',
+      help: 'Messages that failed the visit event schema, sent to the dead-letter topic',
+      registers,
+    }),
+    batchDuration: new Histogram({
+      name: 'analytics_batch_duration_seconds',
+      help: 'Time to store a fetched batch and commit its offset, retries included',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    retries: new Counter({
+      name: 'analytics_batch_retries_total',
+      help: 'Batches retried after a failure, by the step that failed (database, dead-letter)',
+      labelNames: ['step'] as const,
+      registers,
+    }),
+  };
+}

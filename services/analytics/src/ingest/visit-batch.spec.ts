@@ -1,0 +1,101 @@
+import type { KafkaMessage } from 'kafkajs';
+import { randomUUID } from 'node:crypto';
+import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contracts';
+import { chunk, planBatch, type VisitEnrichment } from './visit-batch';
+
+const enrich: VisitEnrichment = {
+  userAgent: (userAgent) => ({ platform: `os(${userAgent})`, browser: `browser(${userAgent})` }),
+  ipAddress: (ip) => `masked(${ip})`,
+};
+
+function event(overrides: Partial<VisitEvent> = {}): VisitEvent {
+  return {
+    schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+    id: randomUUID(),
+    urlID: 'AbC1234',
+    timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
+    ip: '203.0.113.9',
+    userAgent: 'ua',
+    referrer: null,
+    ...overrides,
+  };
+}
+
+let offset = 0;
+function message(value: string | null, key: string | null = 'AbC1234'): KafkaMessage {
+  offset += 1;
+  return {
+    offset: String(offset),
+    key: key === null ? null : Buffer.from(key),
+    value: value === null ? null : Buffer.from(value),
+    timestamp: '0',
+    attributes: 0,
+    headers: { origin: 'test' },
+  };
+}
+
+describe('planBatch', () => {
+  it('turns valid events into rows with the User-Agent parsed and the IP as configured', () => {
+    const visit = event({ referrer: 'https://example.com/' });
+    const plan = planBatch([message(JSON.stringify(visit))], enrich);
+    expect(plan.rejected).toEqual([]);
+    expect(plan.visits).toEqual([
+      {
+        id: visit.id,
+        urlId: 'AbC1234',
+        createdAt: '2026-11-23T10:00:00.000Z',
+        ipAddress: 'masked(203.0.113.9)',
+        platform: 'os(ua)',
+        browser: 'browser(ua)',
+        referrer: 'https://example.com/',
+      },
+    ]);
+  });
+
+  it('sets aside what fails the schema with its key, value, headers and a reason, keeping the rest', () => {
+    const good = event();
+    const messages = [
+      message('{not json'),
+      message(JSON.stringify({ ...event(), schemaVersion: 2 })),
+      message(null),
+      message(JSON.stringify(good)),
+      message(JSON.stringify(event({ timestamp: 9e15 }))),
+    ];
+    const plan = planBatch(messages, enrich);
+    expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
+    expect(plan.rejected.map((rejected) => rejected.reason)).toEqual([
+      'not JSON',
+      expect.stringContaining('schemaVersion'),
+      'empty message',
+      'timestamp: out of range',
+    ]);
+    const [first] = plan.rejected;
+    expect(first?.offset).toBe(messages[0]?.offset);
+    expect(first?.key?.toString()).toBe('AbC1234');
+    expect(first?.value?.toString()).toBe('{not json');
+    expect(first?.headers).toEqual({ origin: 'test' });
+  });
+
+  it('stores an event repeated inside one batch once', () => {
+    const visit = event();
+    const plan = planBatch(
+      [
+        message(JSON.stringify(visit)),
+        message(JSON.stringify({ ...visit, id: visit.id.toUpperCase() })),
+      ],
+      enrich,
+    );
+    expect(plan.visits).toHaveLength(1);
+    expect(plan.repeated).toBe(1);
+  });
+});
+
+describe('chunk', () => {
+  it('splits a burst into statements of at most the given size, keeping every row once', () => {
+    const rows = Array.from({ length: 12_345 }, (_, index) => index);
+    const pieces = chunk(rows, 5000);
+    expect(pieces.map((piece) => piece.length)).toEqual([5000, 5000, 2345]);
+    expect(pieces.flat()).toEqual(rows);
+    expect(chunk([], 5000)).toEqual([]);
+  });
+});
