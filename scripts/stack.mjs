@@ -62,6 +62,8 @@ async function main() {
         ...env,
         ...internalUrls,
         INTERNAL_API_SECRET: internalSecret,
+        // Where browsers reach the gateway (sign-in callbacks, cookies); GOOGLE_* pass as given.
+        PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${ports.gateway}`,
         // The gateway forwards /r/ to the redirect service from loopback.
         TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
         PORT: String(port),

@@ -22,9 +22,10 @@ export type InternalLink = z.infer<typeof internalLinkSchema>;
 // GET    /internal/links/:code      the caller's link -> InternalLink | 404 {message}
 // DELETE /internal/links/:code      the caller's link -> 204 | 404 {message}
 // GET    /internal/resolve/:code    any live link, for the redirect service -> ResolvedLink | 404
+// Both optional: the links service answers a missing URL itself, and missing days mean 7.
 export const createLinkRequestSchema = z.object({
-  url: z.unknown(),
-  days: z.unknown(),
+  url: z.unknown().optional(),
+  days: z.unknown().optional(),
 });
 export type CreateLinkRequest = z.infer<typeof createLinkRequestSchema>;
 

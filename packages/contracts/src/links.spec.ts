@@ -1,3 +1,4 @@
+import { createLinkRequestSchema } from './internal';
 import { checkTargetUrl, isShortCode, parseExpiryDays } from './links';
 
 describe('parseExpiryDays', () => {
@@ -59,4 +60,13 @@ describe('isShortCode', () => {
     'refuses %p',
     (code) => expect(isShortCode(code)).toBe(false),
   );
+});
+
+describe('createLinkRequestSchema', () => {
+  it('accepts a request without days (they default to 7 later)', () => {
+    expect(createLinkRequestSchema.safeParse({ url: 'https://example.com' })).toMatchObject({
+      success: true,
+      data: { url: 'https://example.com' },
+    });
+  });
 });

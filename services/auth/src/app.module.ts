@@ -3,6 +3,9 @@ import { ManagedDataSource } from '@shortener/chassis/database';
 import { DatabaseModule, OpsController, READINESS_CHECKS } from '@shortener/chassis/nest';
 import type { ReadinessCheck } from '@shortener/chassis';
 import type { AuthConfig } from './config';
+import { authMigrations } from './migrations';
+import { SessionsModule } from './sessions/sessions.module';
+import { SignInModule } from './sign-in/sign-in.module';
 
 @Module({})
 export class AppModule {
@@ -14,10 +17,12 @@ export class AppModule {
           url: config.DATABASE_URL,
           schema: 'auth',
           entities: [],
-          migrations: [],
+          migrations: authMigrations,
           applicationName: 'auth',
           migrate: config.DB_MIGRATE,
         }),
+        SessionsModule,
+        SignInModule,
       ],
       controllers: [OpsController],
       providers: [

@@ -1,9 +1,19 @@
-import { startNestService } from '@shortener/chassis/nest';
+import cookieParser from 'cookie-parser';
+import { startNestService, type RunningService } from '@shortener/chassis/nest';
 import { AppModule } from './app.module';
 import { loadAuthConfig } from './config';
 
-void startNestService({
-  service: 'auth',
-  loadConfig: () => loadAuthConfig(),
-  module: (config) => AppModule.forRoot(config),
-});
+/** Starts the auth service; `hosted` when another process (the embedded mode) hosts it. */
+export function startAuth(hosted = false): Promise<RunningService> {
+  return startNestService({
+    service: 'auth',
+    loadConfig: () => loadAuthConfig(),
+    module: (config) => AppModule.forRoot(config),
+    configure: (app) => {
+      app.use(cookieParser());
+    },
+    hosted,
+  });
+}
+
+if (require.main === module) void startAuth();

@@ -1,8 +1,18 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
 import { redisReadiness, type Redis } from '@shortener/chassis/redis';
 import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis/nest';
-import type { GatewayConfig } from './config';
+import { BackendsModule } from './backends/backends.module';
+import { usesRedis, type GatewayConfig } from './config';
+import { EdgeModule } from './edge/edge.module';
+import { FrontendModule } from './frontend/frontend.module';
+import { LinksModule } from './links/links.module';
+import { DocsModule } from './openapi/docs.module';
+import { ProxyModule } from './proxy/proxy.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SessionModule } from './session/session.module';
+import { UserModule } from './user/user.module';
+import { VisitorsModule } from './visitors/visitors.module';
 
 /** The gateway is ready when Redis and the services behind it are alive. */
 function serviceAlive(name: string, baseUrl: string): ReadinessCheck {
@@ -17,26 +27,41 @@ function serviceAlive(name: string, baseUrl: string): ReadinessCheck {
   };
 }
 
+function readiness(config: GatewayConfig, withRedis: boolean): Provider {
+  return {
+    provide: READINESS_CHECKS,
+    inject: withRedis ? [REDIS] : [],
+    useFactory: (redis?: Redis): ReadinessCheck[] => [
+      ...(redis ? [redisReadiness(redis)] : []),
+      serviceAlive('auth', config.AUTH_URL),
+      serviceAlive('links', config.LINKS_URL),
+      serviceAlive('analytics', config.ANALYTICS_URL),
+      serviceAlive('redirect', config.REDIRECT_URL),
+    ],
+  };
+}
+
 @Module({})
 export class AppModule {
   static forRoot(config: GatewayConfig): DynamicModule {
+    const withRedis = usesRedis(config);
     return {
       module: AppModule,
-      imports: [RedisModule.forRoot(config.REDIS_URL)],
-      controllers: [OpsController],
-      providers: [
-        {
-          provide: READINESS_CHECKS,
-          inject: [REDIS],
-          useFactory: (redis: Redis): ReadinessCheck[] => [
-            redisReadiness(redis),
-            serviceAlive('auth', config.AUTH_URL),
-            serviceAlive('links', config.LINKS_URL),
-            serviceAlive('analytics', config.ANALYTICS_URL),
-            serviceAlive('redirect', config.REDIRECT_URL),
-          ],
-        },
+      imports: [
+        ...(withRedis ? [RedisModule.forRoot(config.REDIS_URL)] : []),
+        BackendsModule,
+        RateLimitModule.forRoot(withRedis ? 'redis' : 'memory'),
+        SessionModule,
+        EdgeModule,
+        DocsModule,
+        UserModule,
+        LinksModule,
+        VisitorsModule,
+        ProxyModule,
+        FrontendModule,
       ],
+      controllers: [OpsController],
+      providers: [readiness(config, withRedis)],
     };
   }
 }

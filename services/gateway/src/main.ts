@@ -1,9 +1,23 @@
-import { startNestService } from '@shortener/chassis/nest';
+import cookieParser from 'cookie-parser';
+import { startNestService, type RunningService } from '@shortener/chassis/nest';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config';
+import { securityHeaders } from './edge/security-headers';
 
-void startNestService({
-  service: 'gateway',
-  loadConfig: () => loadGatewayConfig(),
-  module: (config) => AppModule.forRoot(config),
-});
+/** Starts the gateway; `hosted` when another process (the embedded mode) hosts it. */
+export function startGateway(hosted = false): Promise<RunningService> {
+  return startNestService({
+    service: 'gateway',
+    loadConfig: () => loadGatewayConfig(),
+    module: (config) => AppModule.forRoot(config),
+    configure: (app, config) => {
+      // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
+      app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+      app.use(securityHeaders(config.PUBLIC_ORIGIN));
+      app.use(cookieParser());
+    },
+    hosted,
+  });
+}
+
+if (require.main === module) void startGateway();

@@ -1,6 +1,10 @@
 import { exitOnStartupError } from '@shortener/chassis';
 import { startRedirect } from './service';
 
-startRedirect().catch((error: unknown) =>
-  exitOnStartupError('redirect', error, Number(process.env['PORT'] ?? 7004)),
-);
+export { startRedirect };
+
+if (require.main === module) {
+  startRedirect().catch((error: unknown) =>
+    exitOnStartupError('redirect', error, Number(process.env['PORT'] ?? 7004)),
+  );
+}

@@ -1,0 +1,5 @@
+import { migrateAndExit } from '@shortener/chassis/database';
+import { authMigrations } from './migrations';
+
+// `node dist/migrate.js`: what a Kubernetes Job runs before the Deployment rolls out.
+void migrateAndExit({ service: 'auth', schema: 'auth', migrations: authMigrations });

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { startAnalytics } from '@shortener/analytics';
+import { startAuth } from '@shortener/auth';
+import { IN_PROCESS } from '@shortener/chassis';
+import { startGateway } from '@shortener/gateway';
+import { startLinks } from '@shortener/links';
+import { startRedirect } from '@shortener/redirect';
+import { EmbeddedDatabaseError, startEmbeddedPostgres } from './embedded-postgres';
+import { checkServers, ServerUnreachable } from './servers';
+
+/**
+ * The embedded mode, the default of `npm start`: every service, the web app and the
+ * redirect on one port, in one process, with nothing to install but Node. PostgreSQL is
+ * PGlite (data kept in DATA_DIR), the link cache and the visit bus live in this process;
+ * DATABASE_URL, REDIS_URL and KAFKA_BROKERS switch each to a real server instead.
+ */
+
+type Stop = { name: string; stop: (reason: string) => Promise<void> };
+
+class StartupProblem extends Error {}
+
+const env = process.env;
+
+function fail(message: string): never {
+  process.stderr.write(`embedded: ${message}\n`);
+  process.exit(1);
+}
+
+function ensureWritable(folder: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new StartupProblem(
+      `the data folder ${folder} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): ` +
+        'set DATA_DIR to a folder you can write to',
+    );
+  }
+}
+
+function ensurePortFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new StartupProblem(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} is already in use: stop what uses it, or set PORT to a free port`
+            : `cannot listen on port ${port} (${error.code ?? error.message}): set PORT to another port`,
+        ),
+      ),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+async function main(): Promise<void> {
+  const publicPort = Number(env['PORT'] ?? 8080);
+  const publicHost = env['HOST'] ?? '0.0.0.0';
+  const dataDir = path.resolve(env['DATA_DIR'] ?? '.data');
+  const googleConfigured = Boolean(env['GOOGLE_CLIENT_ID'] && env['GOOGLE_CLIENT_SECRET']);
+  if (env['NODE_ENV'] === 'production' && !googleConfigured) {
+    throw new StartupProblem(
+      'NODE_ENV=production needs Google sign-in: set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET ' +
+        '(the local sign-in is only for trying the product)',
+    );
+  }
+  if (!Number.isInteger(publicPort) || publicPort < 0 || publicPort > 65535) {
+    throw new StartupProblem(`PORT=${env['PORT']} is not a port number`);
+  }
+  await ensurePortFree(publicPort, publicHost);
+  await checkServers(env);
+
+  const stops: Stop[] = [];
+  let shuttingDown = false;
+  const shutdown = async (reason: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    // The edge first, the store last: visits queued by the redirect reach analytics.
+    for (const { name, stop } of [...stops].reverse()) {
+      try {
+        await stop(reason);
+      } catch (error) {
+        process.stderr.write(`embedded: stopping ${name} failed: ${String(error)}\n`);
+      }
+    }
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const embeddedDatabase = !env['DATABASE_URL'];
+  if (embeddedDatabase) {
+    ensureWritable(dataDir);
+    const postgres = await startEmbeddedPostgres(dataDir);
+    stops.push({ name: 'embedded PostgreSQL', stop: () => postgres.stop() });
+    env['DATABASE_URL'] = postgres.url;
+  }
+  env['REDIS_URL'] ??= `${IN_PROCESS}://`;
+  env['KAFKA_BROKERS'] ??= IN_PROCESS;
+  env['INTERNAL_API_SECRET'] ??= randomBytes(32).toString('base64url');
+  env['LOG_LEVEL'] ??= 'warn';
+  env['PUBLIC_ORIGIN'] ??= `http://localhost:${publicPort}`;
+  if (!googleConfigured) env['LOCAL_SIGN_IN'] = 'true';
+
+  const internal = async <T extends { port: number; shutdown: (reason: string) => Promise<void> }>(
+    name: string,
+    variable: string,
+    start: (hosted: boolean) => Promise<T>,
+  ): Promise<void> => {
+    env['PORT'] = '0';
+    env['HOST'] = '127.0.0.1';
+    const running = await start(true);
+    stops.push({ name, stop: (reason) => running.shutdown(reason) });
+    env[variable] = `http://127.0.0.1:${running.port}`;
+  };
+  await internal('analytics', 'ANALYTICS_URL', startAnalytics);
+  await internal('links', 'LINKS_URL', startLinks);
+  await internal('auth', 'AUTH_URL', startAuth);
+  env['TRUSTED_PROXIES'] ??= '127.0.0.1,::1';
+  await internal('redirect', 'REDIRECT_URL', startRedirect);
+
+  env['PORT'] = String(publicPort);
+  env['HOST'] = publicHost;
+  const gateway = await startGateway(true);
+  stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
+
+  const where = embeddedDatabase ? `data in ${dataDir}` : 'data in PostgreSQL at DATABASE_URL';
+  process.stdout.write(
+    `\nURL shortener is running at http://localhost:${gateway.port} (${where}` +
+      `${googleConfigured ? '' : '; Google sign-in not configured, local sign-in offered'}).\n` +
+      'Press Ctrl-C to stop.\n\n',
+  );
+}
+
+main().catch((error: unknown) => {
+  if (
+    error instanceof StartupProblem ||
+    error instanceof EmbeddedDatabaseError ||
+    error instanceof ServerUnreachable
+  ) {
+    fail(error.message);
+  }
+  fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
+});

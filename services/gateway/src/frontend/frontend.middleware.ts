@@ -1,0 +1,78 @@
+import path from 'node:path';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import type { GatewayConfig } from '../config';
+
+/** Paths that belong to the API, the services and operations, never to the page. */
+const NOT_FRONTEND = [
+  '/api',
+  '/r',
+  '/login',
+  '/auth',
+  '/logout',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+];
+
+export function isFrontendPath(requestPath: string): boolean {
+  return !NOT_FRONTEND.some(
+    (prefix) => requestPath === prefix || requestPath.startsWith(`${prefix}/`),
+  );
+}
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8" /><title>Frontend not built</title></head>
+  <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto">
+    <h1>The frontend is not built yet</h1>
+    <p>The API is up. Build the page with <code>npm run build --workspace frontend</code>
+    (or point FRONTEND_DIR at a built frontend) and reload.</p>
+  </body>
+</html>
+`;
+
+/**
+ * The single-page app on the same origin: its files as they are (hashed assets cached for
+ * good), and index.html for every other page path, so that the router in the page decides.
+ */
+@Injectable()
+export class FrontendMiddleware implements NestMiddleware {
+  private readonly files: RequestHandler;
+  private readonly index: string;
+
+  constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
+    const dir = path.resolve(config.FRONTEND_DIR);
+    this.index = path.join(dir, 'index.html');
+    this.files = express.static(dir, {
+      index: false,
+      fallthrough: true,
+      setHeaders: (res, file) => {
+        const hashed = path.relative(dir, file).startsWith(`assets${path.sep}`);
+        res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isFrontendPath(req.path)) {
+      return next();
+    }
+    this.files(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      // A missing script or stylesheet is a 404, not the page in its place.
+      if (req.path.startsWith('/assets/')) return next();
+      res.sendFile(this.index, { headers: { 'cache-control': 'no-cache' } }, (sendError) => {
+        if (!sendError || res.headersSent) return;
+        // Not built yet (or being rebuilt): say so instead of failing.
+        res.status(503).type('html').setHeader('cache-control', 'no-store').send(NOT_BUILT);
+      });
+    });
+  }
+}

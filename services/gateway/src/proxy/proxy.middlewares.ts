@@ -1,0 +1,67 @@
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { SESSION_COOKIE } from '@shortener/contracts';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import type { GatewayConfig } from '../config';
+import { clientAddress } from '../edge/client-address';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { SessionResolver } from '../session/session-resolver';
+import { upstreamProxy } from './upstream-proxy';
+
+/** /r/{code} to the redirect service (in Kubernetes the Ingress sends it there directly). */
+@Injectable()
+export class RedirectProxyMiddleware implements NestMiddleware {
+  private readonly proxy: RequestHandler;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: GatewayConfig,
+    @Inject(SERVICE_LOGGER) logger: Logger,
+  ) {
+    this.proxy = upstreamProxy('redirect', config.REDIRECT_URL, logger);
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    this.proxy(req, res, next);
+  }
+}
+
+/** /login, /auth/*, /logout to the auth service, which runs the whole browser sign-in. */
+@Injectable()
+export class AuthProxyMiddleware implements NestMiddleware {
+  private readonly proxy: RequestHandler;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: GatewayConfig,
+    @Inject(SERVICE_LOGGER) logger: Logger,
+  ) {
+    this.proxy = upstreamProxy('auth', config.AUTH_URL, logger);
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    this.proxy(req, res, next);
+  }
+}
+
+/** Sign-in attempts per address, so the OAuth endpoints cannot be hammered through us. */
+@Injectable()
+export class SignInRateLimitMiddleware implements NestMiddleware {
+  constructor(@Inject(RateLimitService) private readonly limits: RateLimitService) {}
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    await this.limits.enforce('sign-in', clientAddress(req), res);
+    next();
+  }
+}
+
+/** Signing out through this gateway drops its cached session at once. */
+@Injectable()
+export class ForgetSessionMiddleware implements NestMiddleware {
+  constructor(@Inject(SessionResolver) private readonly sessions: SessionResolver) {}
+
+  use(req: Request, _res: Response, next: NextFunction): void {
+    const cookies = req.cookies as Record<string, unknown> | undefined;
+    this.sessions.forget(cookies?.[SESSION_COOKIE]);
+    next();
+  }
+}

@@ -1,0 +1,36 @@
+import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS } from '@shortener/chassis/nest';
+import { MemoryRateLimiter } from './memory-rate-limiter';
+import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
+import { RateLimitService } from './rate-limit.service';
+import { RedisRateLimiter } from './redis-rate-limiter';
+import { ShortenRateLimitGuard } from './shorten-rate-limit.guard';
+
+const redisLimiter: Provider = {
+  provide: RATE_LIMITER,
+  inject: [REDIS],
+  useFactory: (redis: Redis): RateLimiter => new RedisRateLimiter(redis),
+};
+
+const memoryLimiter: Provider = {
+  provide: RATE_LIMITER,
+  useFactory: (): RateLimiter => new MemoryRateLimiter(),
+};
+
+@Global()
+@Module({})
+export class RateLimitModule {
+  /** Counts in Redis, shared by every replica; or in memory when the gateway runs alone. */
+  static forRoot(store: 'redis' | 'memory'): DynamicModule {
+    return {
+      module: RateLimitModule,
+      providers: [
+        store === 'redis' ? redisLimiter : memoryLimiter,
+        RateLimitService,
+        ShortenRateLimitGuard,
+      ],
+      exports: [RateLimitService, ShortenRateLimitGuard],
+    };
+  }
+}

@@ -1,0 +1,74 @@
+import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import type { GatewayConfig } from '../config';
+import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
+
+/** What is limited, each with its own count per client. */
+export type RateLimitBucket = 'api' | 'shorten-anonymous' | 'shorten-signed-in' | 'sign-in';
+
+interface Policy {
+  limit: number;
+  message: (seconds: number) => string;
+}
+
+const seconds = (count: number): string => `${count} second${count === 1 ? '' : 's'}`;
+
+function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
+  return {
+    api: {
+      limit: config.API_RATE_LIMIT,
+      message: (wait) => `Too many requests: please wait ${seconds(wait)} and try again.`,
+    },
+    'shorten-anonymous': {
+      limit: config.SHORTEN_RATE_LIMIT_ANONYMOUS,
+      message: (wait) =>
+        `Too many links shortened: please wait ${seconds(wait)}, or sign in for a higher limit.`,
+    },
+    'shorten-signed-in': {
+      limit: config.SHORTEN_RATE_LIMIT_SIGNED_IN,
+      message: (wait) => `Too many links shortened: please wait ${seconds(wait)} and try again.`,
+    },
+    'sign-in': {
+      limit: config.SIGN_IN_RATE_LIMIT,
+      message: (wait) => `Too many sign-in attempts: please wait ${seconds(wait)} and try again.`,
+    },
+  };
+}
+
+/**
+ * Applies the configured limits: past one, 429 with Retry-After and a message the page
+ * shows. When the counter store cannot answer, requests pass: the limiter protects the
+ * service, it must not become the reason it is down.
+ */
+@Injectable()
+export class RateLimitService {
+  private readonly policies: Record<RateLimitBucket, Policy>;
+  private readonly windowMs: number;
+
+  constructor(
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(SERVICE_CONFIG) config: GatewayConfig,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    this.policies = policies(config);
+    this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
+  }
+
+  /** Counts one request of `subject` (an address or a user id); throws 429 past the limit. */
+  async enforce(bucket: RateLimitBucket, subject: string, res: Response): Promise<void> {
+    const policy = this.policies[bucket];
+    let decision;
+    try {
+      decision = await this.limiter.hit(`${bucket}:${subject}`, policy.limit, this.windowMs);
+    } catch (error) {
+      this.logger.warn({ err: String(error), bucket }, 'rate limit not checked');
+      return;
+    }
+    if (decision.allowed) return;
+    const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
+    res.setHeader('retry-after', String(wait));
+    throw new HttpException({ message: policy.message(wait) }, HttpStatus.TOO_MANY_REQUESTS);
+  }
+}
