@@ -29,6 +29,20 @@ export function parseExpiryDays(raw: unknown): ExpiryDays {
 
 export const MAX_URL_LENGTH = 2048;
 
+function hostKey(hostname: string, port: string): string {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return port === '' ? name : `${name}:${port}`;
+}
+
+function ownHostKey(own: string): string {
+  try {
+    const parsed = new URL(`http://${own}`);
+    return hostKey(parsed.hostname, parsed.port);
+  } catch {
+    return own.toLowerCase();
+  }
+}
+
 export type TargetUrlCheck = { ok: true; url: string } | { ok: false; message: string };
 
 /**
@@ -63,8 +77,9 @@ export function checkTargetUrl(raw: unknown, ownHosts: readonly string[] = []): 
   if (parsed.username !== '' || parsed.password !== '') {
     return { ok: false, message: 'URLs with a user name or password cannot be shortened.' };
   }
-  const host = parsed.host.toLowerCase();
-  if (ownHosts.some((own) => own.toLowerCase() === host)) {
+  // Compared as host[:port] without the trailing dot DNS allows (sho.rt. is sho.rt).
+  const host = hostKey(parsed.hostname, parsed.port);
+  if (ownHosts.some((own) => ownHostKey(own) === host)) {
     return { ok: false, message: 'Short links of this service cannot be shortened again.' };
   }
   // Stored as given: internationalised hosts keep the form the user typed.

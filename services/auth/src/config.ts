@@ -26,6 +26,12 @@ export const authConfigShape = {
     ['http', 'https'],
     'https://openidconnect.googleapis.com/v1/userinfo',
   ),
+  /**
+   * Without Google credentials, offer a clearly labelled local sign-in (a name of your
+   * choice) for trying the product. Refused when NODE_ENV=production.
+   */
+  LOCAL_SIGN_IN: env.bool(false),
+  NODE_ENV: z.string().optional(),
   SESSION_TTL_DAYS: env.int(30, 1, 3650),
   /** How often expired sessions are deleted. */
   SESSION_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
@@ -45,6 +51,8 @@ export interface GoogleSignIn {
 export type AuthConfig = RawAuthConfig & {
   /** Null when Google sign-in is not configured. */
   google: GoogleSignIn | null;
+  /** The local sign-in is on: asked for, and Google is not configured. */
+  localSignIn: boolean;
   /** Cookies carry Secure when the public origin is https. */
   secureCookies: boolean;
 };
@@ -70,6 +78,11 @@ export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthCon
       'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both to enable Google sign-in, or neither',
     ]);
   }
+  if (raw.LOCAL_SIGN_IN && raw.NODE_ENV === 'production') {
+    throw new ConfigError('auth', [
+      'LOCAL_SIGN_IN: the local sign-in is only for trying the product and is refused when NODE_ENV=production; configure Google sign-in instead',
+    ]);
+  }
   const google =
     raw.GOOGLE_CLIENT_ID !== undefined && raw.GOOGLE_CLIENT_SECRET !== undefined
       ? {
@@ -82,5 +95,10 @@ export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthCon
           userinfoUrl: raw.GOOGLE_USERINFO_URL,
         }
       : null;
-  return { ...raw, google, secureCookies: new URL(raw.PUBLIC_ORIGIN).protocol === 'https:' };
+  return {
+    ...raw,
+    google,
+    localSignIn: raw.LOCAL_SIGN_IN && google === null,
+    secureCookies: new URL(raw.PUBLIC_ORIGIN).protocol === 'https:',
+  };
 }

@@ -57,6 +57,28 @@ function ensurePortFree(port: number, host: string): Promise<void> {
   });
 }
 
+/**
+ * Waits until a service has connected and migrated. One at a time: PGlite serves every
+ * connection from one backend, and migrations are best not interleaved there.
+ */
+async function databaseReady(name: string, port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const report = (await response.json()) as { checks?: Record<string, string> };
+      const postgres = report.checks?.['postgres'];
+      if (postgres === undefined || postgres === 'ok') return;
+    } catch {
+      // not answering yet
+    }
+    if (Date.now() > deadline) {
+      throw new StartupProblem(`${name} could not reach its database within a minute`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function main(): Promise<void> {
   const publicPort = Number(env['PORT'] ?? 8080);
   const publicHost = env['HOST'] ?? '0.0.0.0';
@@ -116,6 +138,7 @@ async function main(): Promise<void> {
     const running = await start(true);
     stops.push({ name, stop: (reason) => running.shutdown(reason) });
     env[variable] = `http://127.0.0.1:${running.port}`;
+    await databaseReady(name, running.port);
   };
   await internal('analytics', 'ANALYTICS_URL', startAnalytics);
   await internal('links', 'LINKS_URL', startLinks);

@@ -8,7 +8,8 @@ import { clearSessionCookies, setSessionCookies } from '../sessions/session-cook
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
 import type { GoogleSignIn } from './google-sign-in';
-import { signInPage, type PageLink } from './sign-in-pages';
+import { localIdentity } from './local-sign-in';
+import { localSignInPage, signInPage, type PageLink } from './sign-in-pages';
 
 export const GOOGLE_SIGN_IN = Symbol('GOOGLE_SIGN_IN');
 
@@ -47,6 +48,10 @@ export class SignInController {
   @Get('login')
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('cache-control', 'no-store');
+    if (!this.google && this.config.localSignIn) {
+      res.type('html').send(localSignInPage(safeReturnPath(req.query['from'])));
+      return;
+    }
     if (!this.google) return this.notConfigured(res);
     const outcome = await this.google.start(req, safeReturnPath(req.query['from']));
     if (outcome.kind === 'redirect') return res.redirect(302, outcome.url);
@@ -89,6 +94,27 @@ export class SignInController {
           'The answer from Google carried no authorization code.',
         ]);
     }
+  }
+
+  @Post('auth/local')
+  async localSignIn(@Req() req: Request, @Res() res: Response): Promise<void> {
+    res.setHeader('cache-control', 'no-store');
+    if (!this.config.localSignIn) {
+      return page(res, 404, 'Local sign-in is off', ['This server signs in with Google.'], [HOME]);
+    }
+    // A form posted from another site must not sign this browser in (login CSRF).
+    const origin = req.header('origin');
+    if (origin !== undefined && origin !== new URL(this.config.PUBLIC_ORIGIN).origin) {
+      return page(res, 403, 'Sign-in refused', ['This form was sent from another site.'], [HOME]);
+    }
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const from = safeReturnPath(body['from']);
+    const name = localIdentity(body['name']);
+    if (!name.ok) {
+      res.status(400).type('html').send(localSignInPage(from, name.message));
+      return;
+    }
+    return this.signIn(res, name.identity, from);
   }
 
   @Get('logout')

@@ -23,6 +23,8 @@ export class ProxyModule implements NestModule {
       .forRoutes(
         { path: 'login', method: RequestMethod.GET },
         { path: 'auth/*path', method: RequestMethod.GET },
+        // The embedded mode's local sign-in form posts here.
+        { path: 'auth/local', method: RequestMethod.POST },
       );
     consumer
       .apply(ForgetSessionMiddleware, AuthProxyMiddleware)

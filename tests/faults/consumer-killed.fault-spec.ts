@@ -1,0 +1,108 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hostPort, testServers, viaPort } from '@shortener/testkit';
+import { RedirectLoad } from './support/load';
+import { ReplyHoldingProxy } from './support/reply-holding-proxy';
+import {
+  checkStorage,
+  createLinks,
+  FaultStack,
+  metric,
+  percent302,
+  ready,
+  report,
+  settledCounts,
+  tally,
+} from './support/scenario';
+
+// Scenario 2: the analytics consumer is SIGKILLed in the middle of a batch, three times, and
+// started again. "In the middle" is made exact by a proxy before PostgreSQL that lets the
+// consumer's statements through and holds the answers from a chosen one on: the process dies
+// with the batch's rows inserted but not committed, with the commit done but the Kafka offset
+// not, and with the link counts raised but not committed. Every visit must end up stored once.
+
+const KILL_POINTS = [
+  { marker: 'INSERT INTO analytics.visits', what: 'visits inserted, not committed' },
+  { marker: 'COMMIT', what: 'batch committed, offset not' },
+  { marker: 'INSERT INTO analytics.link_stats', what: 'counts raised, not committed' },
+] as const;
+
+describe('scenario 2: the analytics consumer is killed mid-batch three times', () => {
+  let load: RedirectLoad | undefined;
+  let stack: FaultStack | undefined;
+  let database: ReplyHoldingProxy | undefined;
+
+  beforeAll(async () => {
+    database = await new ReplyHoldingProxy(hostPort(testServers.databaseUrl)).listen();
+    stack = await FaultStack.start('consumer-killed', {
+      serviceEnv: { analytics: { DATABASE_URL: viaPort(testServers.databaseUrl, database.port) } },
+    });
+    for (const name of ['redirect', 'analytics', 'links'] as const) await ready(stack.get(name));
+  });
+
+  afterAll(async () => {
+    await load?.stop();
+    database?.release();
+    await stack?.stop();
+    await database?.close();
+  });
+
+  it('stores every visit once across the restarts', async () => {
+    const redirect = stack!.get('redirect');
+    const expected = await createLinks(stack!.client('links'), 'consumer-killed');
+    // Bounded by time, and stopped as soon as the third restart is done; each restart waits
+    // for the group to drop the killed member (its 30 s session timeout).
+    load = new RedirectLoad({
+      targets: [redirect.url],
+      expected,
+      ratePerSecond: 200,
+      durationMs: 150_000,
+    });
+    const kills: string[] = [];
+    let redelivered = 0;
+    try {
+      for (const point of KILL_POINTS) {
+        const began = Date.now();
+        await database!.holdRepliesAfter(point.marker, 60_000);
+        const caughtAt = Date.now();
+        const analytics = stack!.get('analytics');
+        // The duplicates this instance skipped: redeliveries of the batch of the last kill.
+        redelivered += await metric(analytics, 'analytics_visits_duplicate_total');
+        const restarted = stack!.restart(analytics, 'SIGKILL');
+        await analytics.exited;
+        // The killed process's connections are closed: PostgreSQL rolls back what was open.
+        database!.release();
+        await ready(await restarted);
+        const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+        kills.push(
+          `${point.what} (caught ${seconds(caughtAt - began)} in, ` +
+            `group rejoined ${seconds(Date.now() - caughtAt)} after the kill)`,
+        );
+      }
+      await sleep(3000);
+    } finally {
+      database!.release();
+      await load.stop();
+    }
+    const result = await load.done;
+
+    const stored = await settledCounts(stack!, result.served, 90_000);
+    redelivered += await metric(stack!.get('analytics'), 'analytics_visits_duplicate_total');
+    const counts = tally(result.served, stored);
+    const storage = await checkStorage([...expected.keys()]);
+    report(
+      'scenario 2 consumer-killed',
+      result,
+      counts,
+      `killed: ${kills.join('; ')}; redelivered events skipped ${redelivered}`,
+    );
+
+    expect(kills).toHaveLength(3);
+    expect(percent302(result)).toBe(100);
+    // The batch committed before its offset was delivered again, and changed nothing.
+    expect(redelivered).toBeGreaterThan(0);
+    expect(counts.mismatched).toEqual([]);
+    expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
+    expect(storage.duplicateIds).toBe(0);
+    expect(storage.statsMismatches).toEqual([]);
+  });
+});

@@ -1,0 +1,254 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, REPO_ROOT, waitFor } from '@shortener/testkit';
+
+// The embedded mode as a newcomer runs it: one process, embedded PostgreSQL in a data
+// folder, no Redis, no Kafka. Started, used through the public origin, stopped, started
+// again on the same folder.
+
+const ENTRY = path.join(REPO_ROOT, 'services', 'embedded', 'dist', 'main.js');
+const XHR = { 'X-Requested-With': 'XMLHttpRequest' };
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+interface Embedded {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** The environment of a laptop with nothing configured: no servers, no Google. */
+function laptopEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(DATABASE_URL|REDIS_URL|KAFKA_BROKERS|GOOGLE_|INTERNAL_API_SECRET|NODE_ENV)/.test(name)) {
+      delete env[name];
+    }
+  }
+  return { ...env, LOG_LEVEL: 'warn', SHORTEN_RATE_LIMIT_ANONYMOUS: '1000', ...extra };
+}
+
+function launch(extra: NodeJS.ProcessEnv): Embedded {
+  const child = spawn(process.execPath, [ENTRY], {
+    env: laptopEnv(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, url: `http://localhost:${extra['PORT']}`, output: () => output, exited };
+}
+
+async function start(dataDir: string): Promise<Embedded> {
+  const app = launch({ PORT: String(await freePort()), DATA_DIR: dataDir });
+  await waitFor(
+    () => {
+      if (app.child.exitCode !== null) throw new Error(`exited: ${app.output()}`);
+      return app.output().includes('is running at');
+    },
+    { timeoutMs: 60_000, what: 'the embedded mode to start' },
+  );
+  return app;
+}
+
+async function stop(app: Embedded): Promise<number | null> {
+  app.child.kill('SIGTERM');
+  return app.exited;
+}
+
+/** Cookies as a browser keeps them, enough for one session. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) {
+      headers.set(
+        'cookie',
+        [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      );
+    }
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line))
+        this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+}
+
+async function signInLocally(app: Embedded, name: string): Promise<Browser> {
+  const browser = new Browser();
+  const form = await browser.fetch(`${app.url}/login?from=/profile`);
+  expect(form.status).toBe(200);
+  expect(await form.text()).toContain('Local sign-in (not Google)');
+  const signedIn = await browser.fetch(`${app.url}/auth/local`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+    body: new URLSearchParams({ name, from: '/profile' }).toString(),
+  });
+  expect(signedIn.status).toBe(302);
+  expect(signedIn.headers.get('location')).toBe('/profile');
+  expect(browser.cookie('loggedIn')).toBe('true');
+  return browser;
+}
+
+describe('embedded mode', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'embedded-'));
+  const blocker = path.join(dataDir, 'a-file');
+  writeFileSync(blocker, '');
+
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the whole product on one port and keeps its data across a restart', async () => {
+    let app = await start(dataDir);
+    try {
+      const home = await fetch(`${app.url}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('<div id="root">');
+
+      const anonymous = await fetch(
+        `${app.url}/api/shorten/?url=${encodeURIComponent('https://example.com/kept')}&days=7`,
+        { method: 'POST', headers: XHR },
+      );
+      const anonymousLink = (await anonymous.json()) as { url: string; loggedIn: boolean };
+      expect(anonymousLink.loggedIn).toBe(false);
+      const redirect = await fetch(`${app.url}/r/${anonymousLink.url}`, { redirect: 'manual' });
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get('location')).toBe('https://example.com/kept');
+
+      const browser = await signInLocally(app, 'Embedded Tester');
+      const shorten = async (target: string) => {
+        const response = await browser.fetch(
+          `${app.url}/api/shorten/?url=${encodeURIComponent(target)}&days=30`,
+          { method: 'POST', headers: XHR },
+        );
+        return (await response.json()) as { url: string; loggedIn: boolean };
+      };
+      const visited = await shorten('https://example.com/visited');
+      const kept = await shorten('https://example.com/still-here');
+      expect(visited.loggedIn).toBe(true);
+      await fetch(`${app.url}/r/${visited.url}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': CHROME },
+      });
+
+      const visitors = await waitFor(
+        async () => {
+          const response = await browser.fetch(`${app.url}/api/visitors/${visited.url}`, {
+            headers: XHR,
+          });
+          return response.status === 200 ? ((await response.json()) as unknown[]) : undefined;
+        },
+        { what: 'the visit to be stored' },
+      );
+      expect(visitors).toEqual([
+        expect.objectContaining({ userAgent: { platform: 'Windows', browser: 'Chrome' } }),
+      ]);
+      const user = (await (
+        await browser.fetch(`${app.url}/api/user`, { headers: XHR })
+      ).json()) as {
+        fullName: string;
+        urls: { urlID: string; visitCount: number }[];
+      };
+      expect(user.fullName).toBe('Embedded Tester');
+      expect(user.urls).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ urlID: visited.url, visitCount: 1 }),
+          expect.objectContaining({ urlID: kept.url, visitCount: 0 }),
+        ]),
+      );
+
+      const deleted = await browser.fetch(`${app.url}/api/delete/${visited.url}`, {
+        method: 'POST',
+        headers: XHR,
+      });
+      expect(await deleted.json()).toEqual({ loggedIn: true });
+      expect((await fetch(`${app.url}/r/${visited.url}`, { redirect: 'manual' })).status).toBe(404);
+
+      expect(await stop(app)).toBe(0);
+      app = await start(dataDir);
+
+      expect(
+        (await fetch(`${app.url}/r/${anonymousLink.url}`, { redirect: 'manual' })).status,
+      ).toBe(302);
+      const again = await signInLocally(app, 'embedded tester');
+      const afterRestart = (await (
+        await again.fetch(`${app.url}/api/user`, { headers: XHR })
+      ).json()) as {
+        urls: { urlID: string }[];
+      };
+      expect(afterRestart.urls.map((link) => link.urlID)).toEqual([kept.url]);
+    } finally {
+      await stop(app);
+    }
+  });
+
+  it.each([
+    // A folder inside a regular file can never be made.
+    [
+      'an unwritable data folder',
+      () => ({ DATA_DIR: path.join(blocker, 'data') }),
+      'cannot be written',
+    ],
+    [
+      'production without Google credentials',
+      () => ({ NODE_ENV: 'production' }),
+      'NODE_ENV=production needs Google sign-in',
+    ],
+    [
+      'a configured Redis that does not answer',
+      () => ({ REDIS_URL: 'redis://127.0.0.1:1' }),
+      'REDIS_URL is set but 127.0.0.1:1 does not answer',
+    ],
+  ])('refuses to start with %s, saying what to fix', async (_name, extra, message) => {
+    const app = launch({
+      PORT: String(await freePort()),
+      DATA_DIR: path.join(dataDir, 'x'),
+      ...extra(),
+    });
+    expect(await app.exited).toBe(1);
+    expect(app.output()).toContain(message);
+    expect(app.output()).not.toContain('    at ');
+  });
+
+  it('says so when its port is taken', async () => {
+    const port = await freePort();
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '0.0.0.0', resolve));
+    try {
+      const app = launch({ PORT: String(port), DATA_DIR: path.join(dataDir, 'port') });
+      expect(await app.exited).toBe(1);
+      expect(app.output()).toContain(`port ${port} is already in use`);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('leaves a damaged database folder as it is and says what to do', async () => {
+    const damaged = path.join(dataDir, 'damaged');
+    mkdirSync(path.join(damaged, 'postgres'), { recursive: true });
+    writeFileSync(path.join(damaged, 'postgres', 'PG_VERSION'), 'not a version\n');
+    writeFileSync(path.join(damaged, 'postgres', 'postgresql.conf'), '\u0000\u0001garbage');
+    const app = launch({ PORT: String(await freePort()), DATA_DIR: damaged });
+    expect(await app.exited).toBe(1);
+    expect(app.output()).toContain('cannot be opened');
+    expect(readdirSync(path.join(damaged, 'postgres')).sort()).toEqual([
+      'PG_VERSION',
+      'postgresql.conf',
+    ]);
+  });
+});
