@@ -49,6 +49,11 @@ function summary(name, result) {
   };
 }
 
+async function redirectsServed(url) {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  return Number(/redirects_total\{outcome="redirected"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+}
+
 async function bareServer() {
   const port = await freePort();
   const child = spawn(
@@ -115,7 +120,11 @@ async function main() {
       },
       { intervalMs: 1000, timeoutMs: 60_000, what: 'warm-up visits stored' },
     );
+    const servedBefore = await redirectsServed(redirect.url);
     const b = summary('redirect service', await load(redirect.url, paths, seconds));
+    // The server's own count: autocannon leaves out answers still in flight when it stops.
+    await waitFor(async () => (await redirectsServed(redirect.url)) === (await redirectsServed(redirect.url)), { intervalMs: 200 });
+    b.served = (await redirectsServed(redirect.url)) - servedBefore;
 
     console.table([a, b]);
     console.log(`ratio b/a (requests/s): ${(b.rps / a.rps).toFixed(2)}`);

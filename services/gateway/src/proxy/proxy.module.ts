@@ -18,14 +18,12 @@ export class ProxyModule implements NestModule {
     consumer
       .apply(RedirectProxyMiddleware)
       .forRoutes({ path: 'r/*code', method: RequestMethod.GET });
-    consumer
-      .apply(SignInRateLimitMiddleware, AuthProxyMiddleware)
-      .forRoutes(
-        { path: 'login', method: RequestMethod.GET },
-        { path: 'auth/*path', method: RequestMethod.GET },
-        // The embedded mode's local sign-in form posts here.
-        { path: 'auth/local', method: RequestMethod.POST },
-      );
+    consumer.apply(SignInRateLimitMiddleware, AuthProxyMiddleware).forRoutes(
+      { path: 'login', method: RequestMethod.GET },
+      { path: 'auth/*path', method: RequestMethod.GET },
+      // The embedded mode's local sign-in form posts here.
+      { path: 'auth/local', method: RequestMethod.POST },
+    );
     consumer
       .apply(ForgetSessionMiddleware, AuthProxyMiddleware)
       .forRoutes(
