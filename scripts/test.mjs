@@ -29,6 +29,28 @@ function testServers() {
   return { databaseUrl: database.toString(), redisUrl: redis.toString() };
 }
 
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * The browser journeys drive Debian's Chromium; test tools never download a browser of
+ * their own. Installed here when missing and we may (root with apt), else we say how.
+ */
+async function ensureChromium() {
+  if (existsSync(CHROMIUM)) return true;
+  const isRoot = process.getuid?.() === 0;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+    console.error(
+      `Chromium is not at ${CHROMIUM}: install it (Debian: sudo apt-get install chromium) or set CHROMIUM_PATH.`,
+    );
+    return false;
+  }
+  console.log('Installing Chromium from Debian (once, about a minute)...');
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if ((await run('apt-get', ['update', '-qq'], { env: aptEnv })) !== 0) return false;
+  await run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: aptEnv });
+  return existsSync(CHROMIUM);
+}
+
 function section(title) {
   console.log(`\n== ${title}`);
 }
@@ -100,6 +122,52 @@ async function main() {
       totals.failed += vitest.failed;
       if (vitestCode !== 0) failures.push('vitest');
     }
+
+    if (existsSync(path.join(root, 'tests', 'e2e', 'jest.config.js'))) {
+      section('browser journeys (Chromium)');
+      if (!(await ensureChromium())) {
+        failures.push('e2e (no Chromium)');
+      } else {
+        const e2eFile = path.join(artifacts, 'e2e-results.json');
+        const e2eCode = await run(
+          'npx',
+          [
+            'jest',
+            '--ci',
+            '--config',
+            'tests/e2e/jest.config.js',
+            '--runInBand',
+            '--json',
+            `--outputFile=${e2eFile}`,
+          ],
+          { cwd: root, env },
+        );
+        const e2e = countJest(e2eFile);
+        totals.passed += e2e.passed;
+        totals.failed += e2e.failed;
+        if (e2eCode !== 0) failures.push('e2e');
+      }
+    }
+
+    section('faults and hostile input');
+    const faultsFile = path.join(artifacts, 'faults-results.json');
+    const faultsCode = await run(
+      'npx',
+      [
+        'jest',
+        '--ci',
+        '--config',
+        'tests/faults/jest.config.js',
+        '--runInBand',
+        '--json',
+        `--outputFile=${faultsFile}`,
+      ],
+      { cwd: root, env },
+    );
+    const faults = countJest(faultsFile);
+    totals.passed += faults.passed;
+    totals.failed += faults.failed;
+    if (faultsCode !== 0) failures.push('faults');
   } finally {
     if (!keepInfra) {
       section('stopping what the tests started');
