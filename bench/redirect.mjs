@@ -108,22 +108,27 @@ async function main() {
       const response = await analytics.request('POST', '/internal/visit-counts', {
         body: { codes },
       });
+      if (response.status !== 200) {
+        throw new Error(
+          `visit-counts answered ${response.status}: ${JSON.stringify(response.body)}`,
+        );
+      }
       return Object.values(response.body.counts).reduce((sum, n) => sum + n, 0);
     };
-    let before = await countVisits();
-    await waitFor(
-      async () => {
-        const now = await countVisits();
-        const settled = now === before;
-        before = now;
-        return settled;
-      },
-      { intervalMs: 1000, timeoutMs: 60_000, what: 'warm-up visits stored' },
-    );
+    // Settled when every redirect served so far (warm-up included) is a stored visit.
+    await waitFor(async () => (await countVisits()) === (await redirectsServed(redirect.url)), {
+      intervalMs: 500,
+      timeoutMs: 120_000,
+      what: 'warm-up visits stored',
+    });
+    const before = await countVisits();
     const servedBefore = await redirectsServed(redirect.url);
     const b = summary('redirect service', await load(redirect.url, paths, seconds));
     // The server's own count: autocannon leaves out answers still in flight when it stops.
-    await waitFor(async () => (await redirectsServed(redirect.url)) === (await redirectsServed(redirect.url)), { intervalMs: 200 });
+    await waitFor(
+      async () => (await redirectsServed(redirect.url)) === (await redirectsServed(redirect.url)),
+      { intervalMs: 200 },
+    );
     b.served = (await redirectsServed(redirect.url)) - servedBefore;
 
     console.table([a, b]);

@@ -1,0 +1,622 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type Response,
+} from 'playwright-core';
+import {
+  startOAuth2Mock,
+  startStack,
+  type MockUser,
+  type OAuth2Mock,
+  type Stack,
+} from '@shortener/testkit';
+import {
+  ARTIFACTS,
+  DESKTOP,
+  definition,
+  eventually,
+  holdNextRequest,
+  launchChromium,
+  localStorageOf,
+  readClipboard,
+  screenshots,
+  startLandingServer,
+  visible,
+  type LandingServer,
+  type PageGlobals,
+} from './support/browser';
+
+// The user journeys of SPEC.md in a real browser (Debian's Chromium through playwright-core)
+// against the whole distributed stack from its builds: gateway serving the built frontend,
+// auth, links, redirect and analytics on the real PostgreSQL, Redis and Kafka, with a local
+// OAuth2 provider standing in for Google. Every string below is quoted from SPEC.md.
+
+const SPEC = {
+  homeHeading: 'Shorten your URL',
+  shorten: 'Shorten',
+  loading: 'Loading..',
+  copy: 'Copy',
+  copied: 'Copied',
+  expiryHint: 'Login required to set expiry beyond 7 days.',
+  invalidUrl: '* Please enter a valid URL',
+  noUrls: 'No urls to display',
+  shortenAUrl: 'Shorten a URL',
+  noVisitors: 'No visitors found',
+  urlNotFound: 'Url not found',
+  mustLogin: 'You must login first',
+  signIn: 'Sign in with Google',
+  profileLoading: 'Loading....',
+  pageNotFound: 'Page not found.',
+} as const;
+
+const RUN = Date.now().toString(36);
+// A new Google account every run: its list starts empty whatever earlier runs left behind.
+const USER: MockUser = {
+  sub: `e2e-${RUN}`,
+  name: 'Erin Example',
+  // Served by the browser context itself (no internet); the page's CSP allows https images.
+  picture: `https://pictures.example.test/erin-${RUN}.svg`,
+  email: 'erin@example.com',
+};
+const AVATAR_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#0e7490"/><text x="32" y="42" font-size="28" text-anchor="middle" fill="#fff">E</text></svg>';
+
+const UNREACHABLE_LIMIT = String(1_000_000_000);
+
+const DATE_TIME = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}):(\d{2})$/;
+const DAY_S = 24 * 60 * 60;
+
+/** 'dd/mm/yyyy hh:mm:ss' in local time (the browser and Jest share the machine's zone). */
+function parseDateTime(text: string): number {
+  const match = DATE_TIME.exec(text.trim());
+  if (!match) throw new Error(`not dd/mm/yyyy hh:mm:ss: ${JSON.stringify(text)}`);
+  const [day, month, year, hours, minutes, seconds] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return new Date(year, month - 1, day, hours, minutes, seconds).getTime();
+}
+
+/** 'Expires In' as shown, e.g. '29d 23h 59m 58s', in seconds. */
+function parseRemaining(text: string | null): number {
+  const match = /^(\d+)d (\d{2})h (\d{2})m (\d{2})s$/.exec(text?.trim() ?? '');
+  if (!match) throw new Error(`not a remaining time: ${JSON.stringify(text)}`);
+  const [days, hours, minutes, seconds] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  return ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
+}
+
+interface ApiCall {
+  method: string;
+  /** Path and query, as the page sent them. */
+  path: string;
+  requestedWith: string | undefined;
+}
+
+describe('browser journeys', () => {
+  let provider: OAuth2Mock;
+  let stack: Stack;
+  let landing: LandingServer;
+  let browser: Browser;
+  /** Every /api call any page made, to check the calls of SPEC section 7 at the end. */
+  const apiCalls: ApiCall[] = [];
+  /** Every request that reached the OAuth2 provider: sign-in really went through it. */
+  const providerRequests: string[] = [];
+  /** Navigations and page errors of every journey, written to artifacts/ with the services' logs. */
+  const journal: string[] = [];
+  /** The codes of the signed-in user's 7-day and 30-day links, once shortened. */
+  let code7 = '';
+  let code30 = '';
+
+  const target = (journey: string): string =>
+    `${landing.origin}/landing?journey=${journey}&run=${RUN}`;
+  const shortLinkPattern = (): RegExp =>
+    new RegExp(`^${stack.url.replace(/[.]/g, '\\.')}/r/([0-9A-Za-z]+)$`);
+
+  /** A fresh browser profile (no cookies, no storage) on a desktop-sized window. */
+  async function newJourneyPage(): Promise<Page> {
+    const context: BrowserContext = await browser.newContext({ viewport: DESKTOP });
+    // Bounded, yet with room for a 2-core machine that is busy with other suites too.
+    context.setDefaultTimeout(15_000);
+    context.setDefaultNavigationTimeout(20_000);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
+    await context.route(USER.picture, (route) =>
+      route.fulfill({ status: 200, contentType: 'image/svg+xml', body: AVATAR_SVG }),
+    );
+    context.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.origin === stack.url && url.pathname.startsWith('/api/')) {
+        apiCalls.push({
+          method: request.method(),
+          path: `${url.pathname}${url.search}`,
+          requestedWith: request.headers()['x-requested-with'],
+        });
+      }
+      if (request.url().startsWith(provider.issuer)) providerRequests.push(request.url());
+    });
+    // What happened, for the log written at the end: a failed journey is diagnosed from it.
+    context.on('response', (response) => {
+      if (response.request().isNavigationRequest()) {
+        journal.push(`navigation ${response.status()} ${response.url()}`);
+      }
+    });
+    context.on('console', (message) => {
+      if (message.type() === 'error') journal.push(`console error: ${message.text()}`);
+    });
+    context.on('weberror', (error) => journal.push(`page error: ${error.error().message}`));
+    return context.newPage();
+  }
+
+  /** The main button of the shorten form, whichever of its labels it shows. */
+  const mainButton = (page: Page, label: string): Locator =>
+    page.getByRole('button', { name: label, exact: true });
+  const urlInput = (page: Page): Locator => page.getByLabel('URL to shorten');
+
+  /** Shortens `url` with the expiry chosen, waits for the result; the short link shown. */
+  async function shorten(page: Page, url: string): Promise<string> {
+    await urlInput(page).fill(url);
+    await mainButton(page, SPEC.shorten).click();
+    await visible(mainButton(page, SPEC.copy));
+    const shortLink = await urlInput(page).inputValue();
+    expect(shortLink).toMatch(shortLinkPattern());
+    return shortLink;
+  }
+
+  const codeOf = (shortLink: string): string => shortLink.slice(`${stack.url}/r/`.length);
+
+  beforeAll(async () => {
+    landing = await startLandingServer();
+    provider = await startOAuth2Mock({ erin: USER });
+    stack = await startStack({
+      // The rate limits are not under test, and their Redis counters are shared: every
+      // suite on this machine signs in and shortens from 127.0.0.1 (over a thousand sign-ins
+      // a minute were seen while others ran), so they are set out of reach.
+      env: {
+        SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
+        API_RATE_LIMIT: UNREACHABLE_LIMIT,
+        SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
+        SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
+      },
+      serviceEnv: { auth: provider.env },
+    });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await writeFile(
+      path.join(ARTIFACTS, 'e2e-journeys.log'),
+      [
+        '=== browser',
+        ...journal,
+        '=== OAuth2 mock',
+        provider?.output() ?? '',
+        '=== services',
+        stack?.output() ?? '',
+      ].join('\n'),
+    );
+    await browser?.close();
+    await stack?.stop();
+    await provider?.stop();
+    await landing?.stop();
+  });
+
+  describe('anonymous visitor on the home page', () => {
+    let page: Page;
+    let shortLink = '';
+    const anonymousTarget = (): string => target('anonymous');
+
+    beforeAll(async () => {
+      page = await newJourneyPage();
+      await page.goto(`${stack.url}/`);
+    });
+    afterAll(() => page?.context().close());
+
+    it("shows 'Shorten your URL', the host as placeholder, 7 days chosen, and longer expiries disabled with the hint", async () => {
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+      expect(await urlInput(page).getAttribute('placeholder')).toBe(new URL(stack.url).host);
+      await visible(mainButton(page, SPEC.shorten));
+
+      const seven = page.getByRole('button', { name: '7 days', exact: true });
+      expect(await seven.getAttribute('aria-pressed')).toBe('true');
+      expect(await seven.isDisabled()).toBe(false);
+      for (const days of [15, 30, 60]) {
+        const option = page.getByRole('button', { name: `${days} days`, exact: true });
+        expect(await option.isDisabled()).toBe(true);
+      }
+      await visible(page.getByText(SPEC.expiryHint, { exact: true }));
+
+      await screenshots(page, 'home-empty');
+    });
+
+    it("refuses an invalid URL with '* Please enter a valid URL' without calling the server, and editing clears it", async () => {
+      const callsBefore = apiCalls.length;
+      await urlInput(page).fill('not a url');
+      await mainButton(page, SPEC.shorten).click();
+      await visible(page.getByText(SPEC.invalidUrl, { exact: true }));
+      expect(apiCalls.slice(callsBefore)).toEqual([]);
+
+      await urlInput(page).fill('not a url either');
+      await eventually(async () =>
+        expect(await page.getByText(SPEC.invalidUrl, { exact: true }).count()).toBe(0),
+      );
+    });
+
+    it("shortens: 'Loading..' while busy, then the input shows the short link and the button reads 'Copy', then 'Copied' with the link on the clipboard", async () => {
+      await urlInput(page).fill(anonymousTarget());
+      // The answer is held back so that the busy state is seen for certain.
+      const held = await holdNextRequest(page, /\/api\/shorten\//);
+      await mainButton(page, SPEC.shorten).click();
+      await held.arrived;
+      await visible(mainButton(page, SPEC.loading));
+      held.release();
+
+      await visible(mainButton(page, SPEC.copy));
+      shortLink = await urlInput(page).inputValue();
+      expect(shortLink).toMatch(shortLinkPattern());
+      await screenshots(page, 'home-result');
+
+      await mainButton(page, SPEC.copy).click();
+      await visible(mainButton(page, SPEC.copied));
+      expect(await readClipboard(page)).toBe(shortLink);
+    });
+
+    it("goes back to 'Shorten' when the input is edited after a result", async () => {
+      await urlInput(page).fill(`${anonymousTarget()}&edited=1`);
+      await visible(mainButton(page, SPEC.shorten));
+      expect(await mainButton(page, SPEC.copied).count()).toBe(0);
+    });
+
+    it('redirects the short link to the original page', async () => {
+      expect(shortLink).not.toBe('');
+      const response = await page.goto(shortLink);
+      expect(page.url()).toBe(anonymousTarget());
+      expect(await page.title()).toBe(landing.title);
+      expect(response?.request().redirectedFrom()?.url()).toBe(shortLink);
+    });
+  });
+
+  describe('signed-out visitor', () => {
+    let page: Page;
+
+    beforeAll(async () => {
+      page = await newJourneyPage();
+    });
+    afterAll(() => page?.context().close());
+
+    it.each(['/profile', `/profile/unknown${RUN}`])(
+      "asks to sign in on %s: 'You must login first' and 'Sign in with Google' linking /login?from={path}",
+      async (path) => {
+        await page.goto(`${stack.url}${path}`);
+        await visible(page.getByRole('heading', { level: 1, name: SPEC.mustLogin }));
+        const href = await page
+          .getByRole('link', { name: SPEC.signIn, exact: true })
+          .getAttribute('href');
+        const signIn = new URL(href ?? '', stack.url);
+        expect(signIn.origin).toBe(stack.url);
+        expect(signIn.pathname).toBe('/login');
+        expect([...signIn.searchParams]).toEqual([['from', path]]);
+        if (path === '/profile') await screenshots(page, 'signed-out');
+      },
+    );
+
+    it("shows the top bar: the title links to '/', 'Tracking' and the profile link (a generic icon) to '/profile'", async () => {
+      await page.goto(`${stack.url}/`);
+      const title = page.getByRole('banner').getByRole('link', { name: 'URL Shortener' });
+      expect(await title.getAttribute('href')).toBe('/');
+      const tracking = page.getByRole('link', { name: 'Tracking', exact: true });
+      expect(await tracking.getAttribute('href')).toBe('/profile');
+      const profile = page.getByRole('link', { name: 'Profile', exact: true });
+      expect(await profile.getAttribute('href')).toBe('/profile');
+      expect(await profile.locator('img').count()).toBe(0);
+      expect(await profile.locator('svg').count()).toBe(1);
+    });
+
+    it("shows 'Page not found.' on an unknown route, with a Home button back to '/'", async () => {
+      await page.goto(`${stack.url}/no/such/page-${RUN}`);
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.pageNotFound }));
+      await screenshots(page, 'not-found');
+
+      await page.getByRole('button', { name: 'Home', exact: true }).click();
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+      expect(page.url()).toBe(`${stack.url}/`);
+    });
+
+    it("opens '/tc' and '/privacy_policy' from the footer, and the source link in a new tab", async () => {
+      const footer = page.getByRole('contentinfo');
+      expect(await footer.getByRole('link', { name: /^Source code/ }).getAttribute('target')).toBe(
+        '_blank',
+      );
+
+      await footer.getByRole('link', { name: 'Terms and conditions' }).click();
+      await visible(page.getByRole('heading', { level: 1, name: 'Terms and conditions' }));
+      expect(page.url()).toBe(`${stack.url}/tc`);
+      await screenshots(page, 'terms');
+
+      await footer.getByRole('link', { name: 'Privacy policy' }).click();
+      await visible(page.getByRole('heading', { level: 1, name: 'Privacy policy' }));
+      expect(page.url()).toBe(`${stack.url}/privacy_policy`);
+      await screenshots(page, 'privacy');
+    });
+  });
+
+  describe('signed in through the (mock) Google sign-in', () => {
+    let page: Page;
+    const target7 = (): string => target('seven-days');
+    const target30 = (): string => target('thirty-days');
+    let shortenedAt = 0;
+
+    const listHeading = `${USER.name}'s URLs`;
+    const items = (): Locator =>
+      page.getByRole('region', { name: listHeading }).getByRole('listitem');
+    const itemFor = (url: string): Locator =>
+      items().filter({ has: page.getByText(url, { exact: true }) });
+    const visitorRows = (): Locator =>
+      page.getByRole('region', { name: 'Visitor log' }).getByRole('listitem');
+
+    /** Presses a refresh button and waits for the answer it asked for. */
+    async function refresh(path: string): Promise<void> {
+      await Promise.all([
+        page.waitForResponse((response) => new URL(response.url()).pathname === path),
+        page.getByRole('button', { name: 'Refresh', exact: true }).click(),
+      ]);
+    }
+
+    beforeAll(async () => {
+      page = await newJourneyPage();
+    });
+    afterAll(() => page?.context().close());
+
+    it("signs in from the prompt on /profile through the provider and back to /profile: 'Loading....', then the name, the picture and 'No urls to display'", async () => {
+      await page.goto(`${stack.url}/profile`);
+      const signIn = await visible(page.getByRole('link', { name: SPEC.signIn, exact: true }));
+      // The user data is held back on arrival so that the wait state is seen for certain.
+      const held = await holdNextRequest(page, /\/api\/user$/);
+      const pathIs = (pathname: string) => (response: Response) =>
+        new URL(response.url()).pathname === pathname;
+      const login = page.waitForResponse(pathIs('/login'));
+      const callback = page.waitForResponse(pathIs('/auth/google/callback'));
+      // Should /login fail, its status is the failure to report, not the callback's timeout.
+      void callback.catch(() => undefined);
+      await signIn.click();
+      // Each hop answers as a browser expects: on to the provider, then back with cookies.
+      expect((await login).status()).toBe(302);
+      expect((await callback).status()).toBe(302);
+      await held.arrived;
+      expect(page.url()).toBe(`${stack.url}/profile`);
+      expect(providerRequests.some((url) => url.startsWith(provider.authorizationUrl))).toBe(true);
+      await visible(page.getByText(SPEC.profileLoading, { exact: true }));
+      held.release();
+
+      await visible(page.getByRole('heading', { level: 1, name: listHeading }));
+      await visible(page.getByText(SPEC.noUrls, { exact: true }));
+      await visible(page.getByRole('button', { name: SPEC.shortenAUrl, exact: true }));
+
+      const cookies = await page.context().cookies(stack.url);
+      expect(cookies.find((cookie) => cookie.name === 'loggedIn')?.value).toBe('true');
+      expect(cookies.find((cookie) => cookie.name === 'sid')?.httpOnly).toBe(true);
+
+      // The profile link shows the user's picture, loaded, instead of the generic icon.
+      const avatar = page.getByRole('link', { name: 'Profile', exact: true }).locator('img');
+      await visible(avatar);
+      expect(await avatar.getAttribute('src')).toBe(USER.picture);
+      await eventually(async () =>
+        expect(
+          await avatar.evaluate(
+            (image: unknown) => (image as { naturalWidth: number }).naturalWidth,
+          ),
+        ).toBeGreaterThan(0),
+      );
+      await screenshots(page, 'profile-empty');
+    });
+
+    it('shortens with the default 7 days and then 30 days, every expiry enabled without the hint, clearing the cached userData', async () => {
+      await page.getByRole('button', { name: SPEC.shortenAUrl, exact: true }).click();
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+      expect(page.url()).toBe(`${stack.url}/`);
+      for (const days of [7, 15, 30, 60]) {
+        const option = page.getByRole('button', { name: `${days} days`, exact: true });
+        expect(await option.isDisabled()).toBe(false);
+      }
+      expect(await page.getByText(SPEC.expiryHint).count()).toBe(0);
+      expect((await localStorageOf(page, stack.url)).has('userData')).toBe(true);
+
+      shortenedAt = Date.now();
+      code7 = codeOf(await shorten(page, target7()));
+      expect((await localStorageOf(page, stack.url)).has('userData')).toBe(false);
+
+      const thirty = page.getByRole('button', { name: '30 days', exact: true });
+      await thirty.click();
+      expect(await thirty.getAttribute('aria-pressed')).toBe('true');
+      expect(
+        await page
+          .getByRole('button', { name: '7 days', exact: true })
+          .getAttribute('aria-pressed'),
+      ).toBe('false');
+      code30 = codeOf(await shorten(page, target30()));
+      expect(code30).not.toBe(code7);
+    });
+
+    it("lists both, newest first, with position, original URL, visitCount 0 and an 'Expires In' counting down", async () => {
+      await page.getByRole('link', { name: 'Tracking', exact: true }).click();
+      await visible(page.getByRole('heading', { level: 1, name: listHeading }));
+      await eventually(async () => expect(await items().count()).toBe(2));
+
+      const expected = [
+        { url: target30(), days: 30 },
+        { url: target7(), days: 7 },
+      ];
+      for (const [index, { url, days }] of expected.entries()) {
+        const item = items().nth(index);
+        await visible(item.getByText(url, { exact: true }));
+        expect(await item.locator(':scope > span').first().textContent()).toBe(String(index + 1));
+        expect(await definition(item, 'visitCount').textContent()).toBe('0');
+        const left = parseRemaining(await definition(item, 'Expires In').textContent());
+        expect(left).toBeLessThanOrEqual(days * DAY_S);
+        expect(left).toBeGreaterThan(days * DAY_S - 300);
+      }
+
+      // Two readings more than a second apart: the countdown runs on its own.
+      const expiresIn = definition(itemFor(target30()), 'Expires In');
+      const first = parseRemaining(await expiresIn.textContent());
+      await sleep(1_200);
+      const second = parseRemaining(await expiresIn.textContent());
+      expect(second).toBeLessThan(first);
+      expect(first - second).toBeLessThanOrEqual(5);
+
+      await screenshots(page, 'profile-list');
+    });
+
+    it("opens an unvisited link by its details button: the original URL opening in a new tab with its query apart, the short link with a copy button, the dates and 'No visitors found'", async () => {
+      await itemFor(target7()).getByRole('button', { name: 'Details', exact: true }).click();
+      await page.waitForURL(`${stack.url}/profile/${code7}`);
+
+      const original = page.getByRole('heading', { level: 1 }).getByRole('link');
+      expect(await original.getAttribute('href')).toBe(target7());
+      expect(await original.getAttribute('target')).toBe('_blank');
+      const queryAt = target7().indexOf('?');
+      const base = original.getByText(target7().slice(0, queryAt), { exact: true });
+      const query = original.getByText(target7().slice(queryAt), { exact: true });
+      const styleOf = (locator: Locator): Promise<string> =>
+        locator.evaluate((element: unknown) => {
+          const style = (globalThis as unknown as ComputedStyleGlobals).getComputedStyle(element);
+          return `${style.color} ${style.fontWeight}`;
+        });
+      expect(await styleOf(query)).not.toBe(await styleOf(base));
+
+      const shortLink = `${stack.url}/r/${code7}`;
+      await visible(page.getByText(shortLink, { exact: true }));
+      await page.getByRole('button', { name: 'Copy short link', exact: true }).click();
+      await visible(page.getByText(SPEC.copied, { exact: true }));
+      expect(await readClipboard(page)).toBe(shortLink);
+
+      const createdAt = parseDateTime((await definition(page, 'Created at').textContent()) ?? '');
+      expect(Math.abs(createdAt - shortenedAt)).toBeLessThan(120_000);
+      const left = parseRemaining(await definition(page, 'Expires in').textContent());
+      expect(left).toBeGreaterThan(7 * DAY_S - 300);
+      expect(await definition(page, 'Visitors').textContent()).toBe('0');
+
+      const visitorLog = page.getByRole('region', { name: 'Visitor log' });
+      await visible(visitorLog.getByText(SPEC.noVisitors, { exact: true }));
+      await visible(visitorLog.getByRole('button', { name: 'Refresh', exact: true }));
+      await screenshots(page, 'detail-no-visitors');
+    });
+
+    it('counts a visit of the short link: after refreshing, visitCount is 1 and the detail lists the visit with time, platform, browser and IP', async () => {
+      await page.getByRole('button', { name: 'Back', exact: true }).click();
+      await page.waitForURL(`${stack.url}/profile`);
+
+      const visitor = await page.context().newPage();
+      const visitedAt = Date.now();
+      await visitor.goto(`${stack.url}/r/${code30}`);
+      expect(visitor.url()).toBe(target30());
+      expect(await visitor.title()).toBe(landing.title);
+      await visitor.close();
+
+      // The visit reaches the count through Kafka and the analytics consumer, in its own time.
+      const visitCount = definition(itemFor(target30()), 'visitCount');
+      await eventually(
+        async () => {
+          await refresh('/api/user');
+          expect(await visitCount.textContent()).toBe('1');
+        },
+        { timeoutMs: 45_000, intervalMs: 500 },
+      );
+      expect(await definition(itemFor(target7()), 'visitCount').textContent()).toBe('0');
+
+      // A click on the item itself (not its details button) opens the detail too.
+      await itemFor(target30()).getByText(target30(), { exact: true }).click();
+      await page.waitForURL(`${stack.url}/profile/${code30}`);
+      expect(await definition(page, 'Visitors').textContent()).toBe('1');
+      await eventually(
+        async () => {
+          if ((await visitorRows().count()) === 0) await refresh(`/api/visitors/${code30}`);
+          expect(await visitorRows().count()).toBe(1);
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+      const visit = visitorRows().first();
+      const time = parseDateTime((await definition(visit, 'Time').textContent()) ?? '');
+      expect(Math.abs(time - visitedAt)).toBeLessThan(120_000);
+      expect(await definition(visit, 'Device').textContent()).toBe('Linux');
+      expect(await definition(visit, 'Browser').textContent()).toMatch(
+        /^(Chrome|Chromium)( Headless)?$/,
+      );
+      expect(await definition(visit, 'IP address').textContent()).toMatch(/^(127\.0\.0\.1|::1)$/);
+      await screenshots(page, 'detail-visitors');
+    });
+
+    it('deletes from the detail page: back on the list without the link, its cached visitors gone', async () => {
+      expect((await localStorageOf(page, stack.url)).has(`visitors-${code30}`)).toBe(true);
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.waitForURL(`${stack.url}/profile`);
+
+      await eventually(async () => expect(await items().count()).toBe(1));
+      expect(await itemFor(target30()).count()).toBe(0);
+      await visible(itemFor(target7()));
+      const storage = await localStorageOf(page, stack.url);
+      expect(storage.has(`visitors-${code30}`)).toBe(false);
+      expect(storage.get('userData') ?? '').not.toContain(code30);
+
+      // Gone on the server too, not only from what the page remembers.
+      await refresh('/api/user');
+      expect(await itemFor(target30()).count()).toBe(0);
+      expect(await items().count()).toBe(1);
+    });
+
+    it("deletes from the list by the trash button, leaving 'No urls to display' also after a refresh", async () => {
+      await itemFor(target7()).getByRole('button', { name: 'Delete', exact: true }).click();
+      await visible(page.getByText(SPEC.noUrls, { exact: true }));
+      expect(await items().count()).toBe(0);
+
+      await refresh('/api/user');
+      await visible(page.getByText(SPEC.noUrls, { exact: true }));
+      expect(await items().count()).toBe(0);
+    });
+
+    it("shows 'Url not found' for an id that is not one of the user's links", async () => {
+      await page.goto(`${stack.url}/profile/unknown${RUN}`);
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));
+      // A deleted link is unknown as well.
+      await page.goto(`${stack.url}/profile/${code30}`);
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));
+    });
+  });
+
+  it('made every API call in the shape of SPEC section 7, each with X-Requested-With', () => {
+    const calls = apiCalls.map(({ method, path }) => `${method} ${path}`);
+    const shortenCall = (url: string, days: number): string =>
+      `POST /api/shorten/?url=${encodeURIComponent(url)}&days=${days}`;
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        shortenCall(target('anonymous'), 7),
+        'GET /api/user',
+        shortenCall(target('seven-days'), 7),
+        shortenCall(target('thirty-days'), 30),
+        `GET /api/visitors/${code7}`,
+        `GET /api/visitors/${code30}`,
+        `POST /api/delete/${code30}`,
+        `POST /api/delete/${code7}`,
+      ]),
+    );
+    expect(apiCalls.filter((call) => call.requestedWith !== 'XMLHttpRequest')).toEqual([]);
+  });
+});
+
+/** getComputedStyle, described here since the tests are typechecked without the DOM library. */
+interface ComputedStyleGlobals extends PageGlobals {
+  getComputedStyle(element: unknown): { color: string; fontWeight: string };
+}

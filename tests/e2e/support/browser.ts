@@ -1,0 +1,204 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type Browser, type Locator, type Page, type Route } from 'playwright-core';
+import { REPO_ROOT } from '@shortener/testkit';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * Debian's Chromium, headless. Never a downloaded browser: without the system one the
+ * journeys stop at once and say how to get it.
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium was not found at ${CHROMIUM_PATH}. The browser journeys drive the system ` +
+        'Chromium and never download one: install it with `apt-get install chromium`.',
+    );
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    // No sandbox (containers run as root), and nothing that would reach for the internet.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+    timeout: 30_000,
+  });
+}
+
+export interface LandingServer {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** The title every page of it carries, to recognise where a redirect ended. */
+  title: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The target of the short links. There is no internet here, and the links service refuses
+ * addresses of the product's own host, so the target is a page on another local port.
+ */
+export async function startLandingServer(title = 'E2E landing page'): Promise<LandingServer> {
+  const server: Server = createServer((request, response) => {
+    if (request.url?.startsWith('/landing')) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><title>${title}</title><h1>${title}</h1>`);
+      return;
+    }
+    response.writeHead(404, { 'content-type': 'text/plain' });
+    response.end('not found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    title,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Retries an assertion until it passes or `timeoutMs` runs out, then throws its last error. */
+export async function eventually<T>(
+  assertion: () => Promise<T> | T,
+  { timeoutMs = 10_000, intervalMs = 100 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Waits until the locator's (single) element is visible: the text or control is on screen. */
+export async function visible(locator: Locator, timeout = 15_000): Promise<Locator> {
+  await locator.waitFor({ state: 'visible', timeout });
+  return locator;
+}
+
+/** The <dd> of a definition list that follows the <dt> reading exactly `term`. */
+export function definition(scope: Page | Locator, term: string): Locator {
+  return scope.locator(`xpath=.//dt[normalize-space(.)="${term}"]/following-sibling::dd[1]`);
+}
+
+export interface HeldRequest {
+  /** Resolves once the page has sent the request. */
+  arrived: Promise<void>;
+  /** Lets the request through to the server. */
+  release(): void;
+}
+
+/**
+ * Holds the next request matching `pattern` until released, so a transient state
+ * ('Loading..', 'Loading....') can be seen for certain instead of raced.
+ */
+export async function holdNextRequest(page: Page, pattern: RegExp): Promise<HeldRequest> {
+  let markArrived = (): void => undefined;
+  let release = (): void => undefined;
+  const arrived = new Promise<void>((resolve) => (markArrived = resolve));
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+    // Never held for longer than a test may wait, even if a failing test never releases it.
+    setTimeout(resolve, 25_000).unref();
+  });
+  await page.route(
+    pattern,
+    async (route: Route) => {
+      markArrived();
+      await gate;
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  return { arrived: withTimeout(arrived, 20_000, `a request to ${String(pattern)}`), release };
+}
+
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const controller = new AbortController();
+  try {
+    return await Promise.race([
+      promise,
+      sleep(ms, undefined, { signal: controller.signal }).then(() => {
+        throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+      }),
+    ]);
+  } finally {
+    controller.abort();
+  }
+}
+
+/** The git-ignored folder of test-run output at the repository root. */
+export const ARTIFACTS = path.join(REPO_ROOT, 'artifacts');
+export const SCREENSHOT_DIR = path.join(ARTIFACTS, 'screenshots');
+export const DESKTOP = { width: 1280, height: 800 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+
+/**
+ * Screenshots the current screen at desktop and phone width as
+ * artifacts/screenshots/<screen>-<width>.png, then returns to desktop width. At each width
+ * the page must fit the window: a screen that scrolls sideways on a phone is broken.
+ */
+export async function screenshots(page: Page, screen: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  for (const size of [DESKTOP, PHONE]) {
+    await page.setViewportSize(size);
+    await page.screenshot({
+      path: path.join(SCREENSHOT_DIR, `${screen}-${size.width}.png`),
+      fullPage: true,
+      animations: 'disabled',
+      // A blinking caret would make two runs' pictures differ for nothing.
+      caret: 'hide',
+    });
+    const { clientWidth, scrollWidth } = await page.evaluate(() => {
+      const root = (globalThis as unknown as PageGlobals).document.documentElement;
+      return { clientWidth: root.clientWidth, scrollWidth: root.scrollWidth };
+    });
+    expect({ screen, width: size.width, scrollWidth }).toEqual({
+      screen,
+      width: size.width,
+      scrollWidth: clientWidth,
+    });
+  }
+  await page.setViewportSize(DESKTOP);
+}
+
+/**
+ * The few browser globals the journeys read inside the page. The tests are typechecked
+ * without the DOM library (they run in Node), so these are described here.
+ */
+export interface PageGlobals {
+  document: { documentElement: { clientWidth: number; scrollWidth: number } };
+  navigator: { clipboard: { readText(): Promise<string> } };
+}
+
+/** What the page's clipboard holds (the context must have clipboard-read for the origin). */
+export function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => (globalThis as unknown as PageGlobals).navigator.clipboard.readText());
+}
+
+/** The localStorage of one origin, from the context's storage state. */
+export async function localStorageOf(page: Page, origin: string): Promise<Map<string, string>> {
+  const state = await page.context().storageState();
+  const entries = state.origins.find((entry) => entry.origin === origin)?.localStorage ?? [];
+  return new Map(entries.map(({ name, value }) => [name, value]));
+}
