@@ -1,5 +1,5 @@
 import { MESSAGES } from '@shortener/contracts';
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { aLink, aUser, aVisit } from '../../../test/fixtures';
@@ -147,13 +147,20 @@ describe('Profile: the list of links', () => {
     const user = userEvent.setup();
     cacheUser(aUser({ urls: [aLink({ urlID: 'keep123' }), aLink({ urlID: 'drop123' })] }));
     localStorage.setItem('visitors-drop123', JSON.stringify([aVisit('v1')]));
-    const fetchMock = mockFetch(() => jsonResponse(200, { loggedIn: true }));
+    const fetchMock = mockFetch((url) =>
+      url === '/api/user'
+        ? jsonResponse(200, aUser({ urls: [aLink({ urlID: 'keep123' })] }))
+        : jsonResponse(200, { loggedIn: true }),
+    );
     const { router } = renderApp('/profile');
 
     const [, second] = items();
     await user.click(within(second as HTMLElement).getByRole('button', { name: 'Delete' }));
 
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/delete/drop123');
+    expect(items()).toHaveLength(1);
+    // SPEC section 4: after delete the list is reloaded from the server.
+    await waitFor(() => expect(fetchMock.mock.calls[1]?.[0]).toBe('/api/user'));
     expect(items()).toHaveLength(1);
     expect(localStorage.getItem('userData')).not.toContain('drop123');
     expect(localStorage.getItem('visitors-drop123')).toBeNull();

@@ -12,7 +12,7 @@ export interface DeleteLinkState {
 }
 
 export function useDeleteLink(): DeleteLinkState {
-  const { removeLink, signOut } = useSession();
+  const { removeLink, loadUser, signOut } = useSession();
   const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const busy = useRef(false);
@@ -27,15 +27,18 @@ export function useDeleteLink(): DeleteLinkState {
       busy.current = false;
       setPending(null);
       if (result.ok) {
+        // SPEC section 4: visitors cache dropped, the link out of cached userData at once,
+        // then the list reloaded from the server.
         clearCachedVisitors(urlID);
         removeLink(urlID);
+        void loadUser({ refresh: true });
         return true;
       }
       if (result.signedOut) signOut();
       else setError(result.message);
       return false;
     },
-    [removeLink, signOut],
+    [removeLink, loadUser, signOut],
   );
 
   return { remove, pending, error };
