@@ -24,7 +24,7 @@ export const analyticsConfigShape = {
   ANONYMIZE_IP: env.bool(false),
   /** Days a deleted link's tombstone is kept, dropping its late events. */
   TOMBSTONE_RETENTION_DAYS: env.int(90, 1, 3650),
-  PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
+  TOMBSTONE_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
 };
 
 export type AnalyticsConfig = ReturnType<typeof loadAnalyticsConfig>;

@@ -25,7 +25,7 @@ export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.runOnce(), this.config.PURGE_INTERVAL_MS);
+    this.timer = setInterval(() => void this.runOnce(), this.config.TOMBSTONE_PURGE_INTERVAL_MS);
     this.timer.unref();
   }
 
