@@ -1,0 +1,207 @@
+// Pipeline benchmark (a measurement, not a test): the analytics side of a visit.
+//   1. sustained ingest: a backlog of visit events on a topic of its own, consumed by a
+//      fresh analytics service; visits written to PostgreSQL per second over 60 s;
+//   2. redirect to visible: while a steady background load runs, a redirect is made and the
+//      visitors API polled until the visit shows; p50 and p95 over many samples;
+//   3. the redirect service's resident memory, sampled under full load.
+//
+//   npm run build && npm run infra:up -- --db shortener_test
+//   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100]
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Kafka, logLevel } from 'kafkajs';
+import pg from 'pg';
+import { InternalClient } from '../packages/chassis/dist/index.js';
+import { startTestStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
+
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
+process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
+
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '1800000' },
+    seconds: { type: 'string', default: '60' },
+    samples: { type: 'string', default: '100' },
+  },
+});
+const EVENTS = Number(args.events);
+const WINDOW_S = Number(args.seconds);
+const SAMPLES = Number(args.samples);
+
+const USER_AGENTS = Array.from(
+  { length: 30 },
+  (_, i) =>
+    `Mozilla/5.0 (${['Windows NT 10.0; Win64; x64', 'Macintosh; Intel Mac OS X 14_0', 'X11; Linux x86_64'][i % 3]}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + i}.0.0.0 Safari/537.36`,
+);
+const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const randomCode = () =>
+  Array.from({ length: 7 }, () => CODE_ALPHABET[Math.floor(Math.random() * 62)]).join('');
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function ingest(kafka, db) {
+  const topic = `bench.visits.${randomUUID().slice(0, 8)}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 6 }], waitForLeaders: true });
+  const codes = Array.from({ length: 1000 }, randomCode);
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const began = Date.now();
+  const BATCH = 10_000;
+  for (let sent = 0; sent < EVENTS; sent += BATCH) {
+    const now = Date.now();
+    const messages = Array.from({ length: Math.min(BATCH, EVENTS - sent) }, (_, i) => {
+      const urlID = codes[(sent + i) % codes.length];
+      return {
+        key: urlID,
+        value: JSON.stringify({
+          schemaVersion: 1,
+          id: randomUUID(),
+          urlID,
+          timestamp: now,
+          ip: `198.51.100.${(sent + i) % 250}`,
+          userAgent: USER_AGENTS[(sent + i) % USER_AGENTS.length],
+          referrer: null,
+        }),
+      };
+    });
+    await producer.send({ topic, acks: -1, messages });
+  }
+  await producer.disconnect();
+  const produceSeconds = (Date.now() - began) / 1000;
+  console.log(`produced ${EVENTS} events to ${topic} in ${produceSeconds.toFixed(1)} s`);
+
+  const stored = async () =>
+    Number(
+      (
+        await db.query(
+          'SELECT coalesce(sum(visit_count), 0)::bigint AS n FROM analytics.link_stats WHERE url_id = ANY($1)',
+          [codes],
+        )
+      ).rows[0].n,
+    );
+  const stack = await startTestStack({
+    services: ['analytics'],
+    env: { VISITS_TOPIC: topic, KAFKA_CONSUMER_GROUP: `bench-${randomUUID()}` },
+  });
+  try {
+    await waitFor(async () => (await stored()) > 0, { timeoutMs: 60_000, what: 'first visits' });
+    const start = { at: Date.now(), n: await stored() };
+    let last = start;
+    const deadline = start.at + WINDOW_S * 1000;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      last = { at: Date.now(), n: await stored() };
+      if (last.n >= EVENTS) break;
+    }
+    const rate = (last.n - start.n) / ((last.at - start.at) / 1000);
+    const finished = last.n >= EVENTS ? ' (backlog finished inside the window)' : '';
+    console.log(
+      `ingest: ${Math.round(rate)} visits/s written to PostgreSQL over ${((last.at - start.at) / 1000).toFixed(1)} s${finished}`,
+    );
+    return { rate, window: (last.at - start.at) / 1000 };
+  } finally {
+    await stack.stop();
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await db.query('DELETE FROM analytics.visits WHERE url_id = ANY($1)', [codes]);
+    await db.query('DELETE FROM analytics.link_stats WHERE url_id = ANY($1)', [codes]);
+    await admin.disconnect();
+  }
+}
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function visibilityAndMemory() {
+  const stack = await startTestStack({
+    services: ['analytics', 'links', 'redirect'],
+    env: { KAFKA_CONSUMER_GROUP: 'analytics-bench' },
+  });
+  try {
+    const links = new InternalClient('links', stack.get('links').url, stack.secret);
+    const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
+    const redirect = stack.get('redirect');
+    for (const service of [redirect, stack.get('analytics')]) {
+      await waitFor(async () => (await fetch(`${service.url}/readyz`)).ok, { timeoutMs: 60_000 });
+    }
+    const create = async (i) =>
+      (
+        await links.request('POST', '/internal/links', {
+          identity: { userId: 'bench' },
+          body: { url: `https://example.com/pipeline/${i}`, days: 7 },
+        })
+      ).body.urlID;
+    const hot = [];
+    for (let i = 0; i < 100; i += 1) hot.push(await create(i));
+
+    // Redirect to visible, under a steady 1,000 requests/s of background traffic.
+    const background = autocannon({
+      url: redirect.url,
+      connections: 10,
+      overallRate: 1000,
+      duration: Math.ceil(SAMPLES * 0.4) + 30,
+      requests: hot.map((code) => ({ method: 'GET', path: `/r/${code}` })),
+    });
+    const latencies = [];
+    for (let i = 0; i < SAMPLES; i += 1) {
+      const code = await create(`probe-${i}`);
+      const sentAt = Date.now();
+      await fetch(`${redirect.url}/r/${code}`, { redirect: 'manual' });
+      await waitFor(
+        async () => {
+          const page = await analytics.request('GET', `/internal/visits/${code}?limit=1`);
+          return page.body.visits?.length === 1;
+        },
+        { intervalMs: 5, timeoutMs: 30_000, what: 'a visit to become visible' },
+      );
+      latencies.push(Date.now() - sentAt);
+    }
+    background.stop();
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `redirect to visible in the visitors API (${SAMPLES} samples, 1,000 req/s background): p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`,
+    );
+
+    // Resident memory of the redirect service under full load.
+    const pid = redirect.child.pid;
+    const idle = rssMb(pid);
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
+    const full = await autocannon({
+      url: redirect.url,
+      connections: 50,
+      duration: 20,
+      requests: hot.map((code) => ({ method: 'GET', path: `/r/${code}` })),
+    });
+    clearInterval(sampler);
+    console.log(
+      `redirect resident memory: ${idle.toFixed(0)} MB idle, ${peak.toFixed(0)} MB peak under ${Math.round(full.requests.average)} req/s`,
+    );
+    return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), idle, peak };
+  } finally {
+    await stack.stop();
+  }
+}
+
+const kafka = new Kafka({
+  clientId: 'bench',
+  brokers: testServers.kafkaBrokers,
+  logLevel: logLevel.NOTHING,
+});
+const db = new pg.Client({ connectionString: testServers.databaseUrl });
+await db.connect();
+try {
+  console.log('1. sustained ingest');
+  await ingest(kafka, db);
+  console.log('2-3. redirect to visible, and redirect memory');
+  await visibilityAndMemory();
+} finally {
+  await db.end();
+}

@@ -1,0 +1,513 @@
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import type { IJob } from 'kubernetes-models/batch/v1';
+import type { IIngress, INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import type { IConfigMap, ISecret, IService, IServiceAccount } from 'kubernetes-models/v1';
+import {
+  describeObject,
+  ofKind,
+  overlays,
+  quantity,
+  render,
+  schemaProblems,
+  selects,
+  type Container,
+  type LabelSelector,
+  type Manifest,
+  type PodSpec,
+} from './support/kubernetes';
+import {
+  configVariables,
+  isService,
+  MIGRATING_SERVICES,
+  repoPathExists,
+  requiredInDeployment,
+  SERVICES,
+} from './support/repo';
+
+// Each test lists every problem it finds (expect(problems).toEqual([])), so one run names
+// all that is wrong, with the object it is wrong in.
+
+type Deployment = Manifest & IDeployment;
+type NetworkPolicy = Manifest & INetworkPolicy;
+
+/** The Secret production reads without rendering it: created in the namespace beforehand. */
+const EXTERNAL_SECRET = 'shortener-secrets';
+
+const podSpec = (deployment: Deployment): PodSpec => deployment.spec!.template.spec!;
+const podLabels = (deployment: Deployment) => deployment.spec!.template.metadata?.labels ?? {};
+const allContainers = (spec: PodSpec): Container[] => [
+  ...(spec.initContainers ?? []),
+  ...spec.containers,
+];
+
+function containerPort(container: Container, port: number | string): number | undefined {
+  return (container.ports ?? []).find((candidate) =>
+    typeof port === 'number' ? candidate.containerPort === port : candidate.name === port,
+  )?.containerPort;
+}
+
+describe.each(overlays())('the %s overlay', (overlay) => {
+  let objects: Manifest[];
+  let deployments: Deployment[];
+
+  beforeAll(() => {
+    objects = render(overlay);
+    deployments = ofKind<IDeployment>(objects, 'Deployment');
+  });
+
+  const find = <T>(kind: string, name: string) =>
+    objects.find((object) => object.kind === kind && object.metadata.name === name) as
+      (Manifest & T) | undefined;
+
+  const deploymentOf = (name: string): Deployment => {
+    const deployment = find<IDeployment>('Deployment', name);
+    if (!deployment) throw new Error(`no Deployment ${name} in the ${overlay} overlay`);
+    return deployment;
+  };
+
+  const selectedDeployments = (selector: LabelSelector) =>
+    deployments.filter((deployment) => selects(selector, podLabels(deployment)));
+
+  /** Every pod template: the Deployments' and the migration Job's. */
+  const podTemplates = (): { owner: string; spec: PodSpec }[] => [
+    ...deployments.map((deployment) => ({
+      owner: describeObject(deployment),
+      spec: podSpec(deployment),
+    })),
+    ...ofKind<IJob>(objects, 'Job').map((job) => ({
+      owner: describeObject(job),
+      spec: job.spec!.template.spec!,
+    })),
+  ];
+
+  /**
+   * A container's environment as the kubelet builds it: the ConfigMaps of envFrom, then env
+   * (its values, and "secret:<name>/<key>" for Secret references).
+   */
+  const environmentOf = (container: Container, problems: string[]): Map<string, string> => {
+    const environment = new Map<string, string>();
+    for (const source of container.envFrom ?? []) {
+      const name = source.configMapRef?.name ?? '';
+      const configMap = find<IConfigMap>('ConfigMap', name);
+      if (!configMap) problems.push(`${container.name}: envFrom names a missing ConfigMap ${name}`);
+      for (const [key, value] of Object.entries(configMap?.data ?? {})) environment.set(key, value);
+    }
+    for (const variable of container.env ?? []) {
+      const secret = variable.valueFrom?.secretKeyRef;
+      environment.set(
+        variable.name,
+        secret ? `secret:${secret.name}/${secret.key}` : (variable.value ?? ''),
+      );
+    }
+    return environment;
+  };
+
+  it('renders only objects that are valid against the Kubernetes schemas', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    expect(objects.flatMap(schemaProblems)).toEqual([]);
+  });
+
+  it('puts every object in the overlay’s namespace', () => {
+    const namespaces = ofKind(objects, 'Namespace').map((namespace) => namespace.metadata.name);
+    expect(namespaces).toHaveLength(1);
+    const elsewhere = objects
+      .filter((object) => object.kind !== 'Namespace')
+      .filter((object) => object.metadata.namespace !== namespaces[0])
+      .map(describeObject);
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('deploys every service and the web app', () => {
+    const names = deployments.map((deployment) => deployment.metadata.name).sort();
+    expect(names).toEqual([...SERVICES, 'frontend'].sort());
+  });
+
+  it('probes /healthz for liveness and start-up, /readyz for readiness, on a declared port', () => {
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      for (const container of podSpec(deployment).containers) {
+        const where = `${describeObject(deployment)} ${container.name}`;
+        const probes = {
+          liveness: [container.livenessProbe?.httpGet, '/healthz'],
+          startup: [container.startupProbe?.httpGet, '/healthz'],
+          readiness: [container.readinessProbe?.httpGet, '/readyz'],
+        } as const;
+        for (const [kind, [probe, path]] of Object.entries(probes)) {
+          if (probe?.path !== path) problems.push(`${where}: ${kind} probe is not GET ${path}`);
+          else if (containerPort(container, probe.port) === undefined) {
+            problems.push(`${where}: ${kind} probe port ${probe.port} is not a container port`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every container CPU and memory requests and limits, requests within limits', () => {
+    const problems: string[] = [];
+    for (const { owner, spec } of podTemplates()) {
+      for (const container of allContainers(spec)) {
+        const { requests = {}, limits = {} } = container.resources ?? {};
+        for (const resource of ['cpu', 'memory']) {
+          const request = requests[resource];
+          const limit = limits[resource];
+          if (request === undefined || limit === undefined) {
+            problems.push(`${owner} ${container.name}: no ${resource} request or limit`);
+          } else if (quantity(request) > quantity(limit)) {
+            problems.push(`${owner} ${container.name}: ${resource} request ${request} > ${limit}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('runs every container as a numeric non-root user, read-only, without privileges', () => {
+    const problems: string[] = [];
+    for (const { owner, spec } of podTemplates()) {
+      const pod = spec.securityContext ?? {};
+      for (const container of allContainers(spec)) {
+        const own = container.securityContext ?? {};
+        const where = `${owner} ${container.name}`;
+        const checks: [boolean, string][] = [
+          [(own.runAsNonRoot ?? pod.runAsNonRoot) === true, 'runAsNonRoot is not true'],
+          [(own.runAsUser ?? pod.runAsUser ?? 0) > 0, 'no numeric non-root runAsUser'],
+          [
+            (own.seccompProfile ?? pod.seccompProfile)?.type === 'RuntimeDefault',
+            'seccompProfile is not RuntimeDefault',
+          ],
+          [own.readOnlyRootFilesystem === true, 'root file system is writable'],
+          [own.allowPrivilegeEscalation === false, 'privilege escalation is allowed'],
+          [own.privileged !== true, 'privileged'],
+          [own.capabilities?.drop?.includes('ALL') === true, 'capabilities are not all dropped'],
+          [(own.capabilities?.add ?? []).length === 0, 'capabilities are added'],
+        ];
+        for (const [ok, problem] of checks) if (!ok) problems.push(`${where}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every pod its own service account, without an API token', () => {
+    const problems: string[] = [];
+    for (const { owner, spec } of podTemplates()) {
+      const account = find<IServiceAccount>('ServiceAccount', spec.serviceAccountName ?? '');
+      if (!account) problems.push(`${owner}: no ServiceAccount of its own`);
+      if (
+        spec.automountServiceAccountToken !== false ||
+        account?.automountServiceAccountToken !== false
+      ) {
+        problems.push(`${owner}: the service account token is mounted`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('points every Service at the pods of one Deployment, on a port they expose', () => {
+    const problems: string[] = [];
+    for (const service of ofKind<IService>(objects, 'Service')) {
+      const where = describeObject(service);
+      const selected = selectedDeployments({ matchLabels: service.spec?.selector ?? {} });
+      if (selected.length !== 1) {
+        problems.push(`${where} selects ${selected.length} Deployments`);
+        continue;
+      }
+      const container = podSpec(selected[0]!).containers[0]!;
+      for (const port of service.spec?.ports ?? []) {
+        if (containerPort(container, port.targetPort ?? port.port) === undefined) {
+          problems.push(`${where}: target port ${port.targetPort} is not a container port`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('routes /r/ straight to redirect, the API and sign-in to the gateway, the rest to the web app', () => {
+    const ingresses = ofKind<IIngress>(objects, 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    const problems: string[] = [];
+    const routes: Record<string, string> = {};
+    for (const rule of ingresses[0]!.spec?.rules ?? []) {
+      for (const route of rule.http?.paths ?? []) {
+        const backend = route.backend.service!;
+        const service = find<IService>('Service', backend.name);
+        const port = service?.spec?.ports?.find(
+          (candidate) =>
+            candidate.name === backend.port?.name || candidate.port === backend.port?.number,
+        );
+        if (!port) problems.push(`${route.path}: Service ${backend.name} has no such port`);
+        const selected = selectedDeployments({ matchLabels: service?.spec?.selector ?? {} });
+        if (selected.map((deployment) => deployment.metadata.name).join() !== backend.name) {
+          problems.push(`${route.path}: Service ${backend.name} does not select its Deployment`);
+        }
+        routes[`${route.pathType} ${route.path}`] = backend.name;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(routes).toEqual({
+      'Prefix /r/': 'redirect',
+      'Prefix /api': 'gateway',
+      'Prefix /login': 'gateway',
+      'Prefix /auth': 'gateway',
+      'Prefix /logout': 'gateway',
+      'Prefix /': 'frontend',
+    });
+  });
+
+  describe('network policies', () => {
+    let policies: NetworkPolicy[];
+    beforeAll(() => {
+      policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
+    });
+
+    const policiesOf = (name: string, type: 'Ingress' | 'Egress') =>
+      policies.filter(
+        (policy) =>
+          selects(policy.spec!.podSelector, podLabels(deploymentOf(name))) &&
+          (policy.spec!.policyTypes ?? ['Ingress']).includes(type),
+      );
+
+    /** Who may connect to a Deployment's pods: Deployment names, "outside" or "anyone". */
+    const allowedSources = (name: string): string[] => {
+      const sources = new Set<string>();
+      for (const policy of policiesOf(name, 'Ingress')) {
+        for (const rule of policy.spec!.ingress ?? []) {
+          if ((rule.from ?? []).length === 0) sources.add('anyone');
+          for (const peer of rule.from ?? []) {
+            if (peer.ipBlock || peer.namespaceSelector) sources.add('outside');
+            else if (peer.podSelector) {
+              for (const source of selectedDeployments(peer.podSelector)) {
+                sources.add(source.metadata.name);
+              }
+            }
+          }
+        }
+      }
+      return [...sources].sort();
+    };
+
+    /** Whether the source's egress rules let it connect to the target's port. */
+    const mayConnect = (source: string, target: string): boolean => {
+      const port = podSpec(deploymentOf(target)).containers[0]!.ports![0]!.containerPort;
+      const toTarget = (peer: NonNullable<INetworkPolicy['spec']>['egress']) =>
+        (peer ?? []).some(
+          (rule) =>
+            (rule.to === undefined ||
+              rule.to.some(
+                (to) =>
+                  to.podSelector !== undefined &&
+                  to.namespaceSelector === undefined &&
+                  selects(to.podSelector, podLabels(deploymentOf(target))),
+              )) &&
+            (rule.ports === undefined || rule.ports.some((allowed) => allowed.port === port)),
+        );
+      return policiesOf(source, 'Egress').some((policy) => toTarget(policy.spec!.egress));
+    };
+
+    it('deny everything not allowed, in both directions', () => {
+      const denyAll = policies.filter(
+        ({ spec = { podSelector: {} } }) =>
+          Object.keys(spec.podSelector).length === 0 &&
+          spec.policyTypes?.includes('Ingress') &&
+          spec.policyTypes.includes('Egress') &&
+          spec.ingress === undefined &&
+          spec.egress === undefined,
+      );
+      expect(denyAll).toHaveLength(1);
+    });
+
+    it.each([
+      ['auth', ['gateway']],
+      ['links', ['gateway', 'redirect']],
+      ['analytics', ['gateway', 'links']],
+    ])('let only the gateway (and the named callers) reach %s', (target, callers) => {
+      expect(allowedSources(target)).toEqual(callers);
+      const blocked = callers.filter((caller) => !mayConnect(caller, target));
+      expect(blocked).toEqual([]);
+    });
+
+    it('let the Ingress controller reach only the gateway, the web app and redirect', () => {
+      const reachable = deployments
+        .map((deployment) => deployment.metadata.name)
+        .filter((name) =>
+          allowedSources(name).some((source) => ['outside', 'anyone'].includes(source)),
+        );
+      expect(reachable.sort()).toEqual(['frontend', 'gateway', 'redirect']);
+      // The gateway forwards /r/ too, where no Ingress sends it straight there.
+      expect(allowedSources('redirect')).toEqual(['gateway', 'outside']);
+      expect(mayConnect('gateway', 'redirect')).toBe(true);
+    });
+
+    it('let every pod resolve names', () => {
+      const dns = policies.filter(
+        ({ spec }) =>
+          Object.keys(spec!.podSelector).length === 0 &&
+          (spec!.egress ?? []).some((rule) =>
+            (rule.ports ?? []).some(({ port, protocol }) => port === 53 && protocol === 'UDP'),
+          ),
+      );
+      expect(dns).toHaveLength(1);
+    });
+  });
+
+  it('autoscales the gateway and redirect on CPU, and leaves their replica count to it', () => {
+    const autoscalers = ofKind<IHorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler');
+    const targets = autoscalers.map((hpa) => hpa.spec!.scaleTargetRef.name).sort();
+    expect(targets).toEqual(['gateway', 'redirect']);
+    const problems: string[] = [];
+    for (const hpa of autoscalers) {
+      const { scaleTargetRef, minReplicas = 1, maxReplicas, metrics = [] } = hpa.spec!;
+      const where = describeObject(hpa);
+      if (scaleTargetRef.kind !== 'Deployment') problems.push(`${where}: not a Deployment`);
+      if (deploymentOf(scaleTargetRef.name).spec!.replicas !== undefined) {
+        problems.push(`${where}: its Deployment sets replicas, fighting the autoscaler`);
+      }
+      if (!(minReplicas >= 1 && maxReplicas > minReplicas)) {
+        problems.push(`${where}: replicas from ${minReplicas} to ${maxReplicas}`);
+      }
+      if (!metrics.some((metric) => metric.resource?.name === 'cpu')) {
+        problems.push(`${where}: does not scale on CPU`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('covers every Deployment with one PodDisruptionBudget', () => {
+    const budgets = ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget');
+    const uncovered = deployments
+      .filter(
+        (deployment) =>
+          budgets.filter((budget) => selects(budget.spec!.selector!, podLabels(deployment)))
+            .length !== 1,
+      )
+      .map(describeObject);
+    expect(uncovered).toEqual([]);
+  });
+
+  it('migrates auth, links and analytics in a Job with the Deployments’ images, not at start-up', () => {
+    const jobs = ofKind<IJob>(objects, 'Job');
+    expect(jobs).toHaveLength(1);
+    const containers = jobs[0]!.spec!.template.spec!.containers;
+    const problems: string[] = [];
+    for (const service of MIGRATING_SERVICES) {
+      const entryPoint = `services/${service}/dist/migrate.js`;
+      const container = containers.find((candidate) => candidate.command?.includes(entryPoint));
+      const serviceContainer = podSpec(deploymentOf(service)).containers[0]!;
+      if (!container) problems.push(`the Job does not run ${entryPoint}`);
+      else if (container.image !== serviceContainer.image) {
+        problems.push(`${entryPoint} runs in ${container.image}, not ${serviceContainer.image}`);
+      }
+      if (!repoPathExists(`services/${service}/src/migrate.ts`)) {
+        problems.push(`services/${service}/src/migrate.ts does not exist`);
+      }
+      const migrates = environmentOf(serviceContainer, problems).get('DB_MIGRATE');
+      if (migrates !== 'false') problems.push(`${service} runs with DB_MIGRATE=${migrates}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives each service every address and secret it needs, and only variables it reads', () => {
+    const problems: string[] = [];
+    const configMapKeys = new Set<string>();
+    for (const deployment of deployments) {
+      const service = deployment.metadata.name;
+      if (!isService(service)) continue;
+      const container = podSpec(deployment).containers[0]!;
+      const reads = configVariables(service);
+      const environment = environmentOf(container, problems);
+      for (const name of requiredInDeployment(service)) {
+        if (!environment.has(name)) problems.push(`${service}: ${name} is not given`);
+      }
+      // Given one by one: each must be read by the service, or it is a typo.
+      for (const { name } of container.env ?? []) {
+        if (!reads.includes(name)) problems.push(`${service}: ${name} is not read by it`);
+      }
+      for (const source of container.envFrom ?? []) {
+        const configMap = find<IConfigMap>('ConfigMap', source.configMapRef?.name ?? '');
+        for (const key of Object.keys(configMap?.data ?? {})) configMapKeys.add(key);
+      }
+    }
+    // The shared ConfigMap: each key read by at least one service.
+    const readByAny = new Set(SERVICES.flatMap(configVariables));
+    for (const key of configMapKeys) {
+      if (!readByAny.has(key)) problems.push(`ConfigMap key ${key} is read by no service`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('takes secrets only from Secrets, which exist or are the documented external one', () => {
+    const problems: string[] = [];
+    const secrets = ofKind<ISecret>(objects, 'Secret');
+    for (const { owner, spec } of podTemplates()) {
+      for (const container of allContainers(spec)) {
+        for (const variable of container.env ?? []) {
+          const reference = variable.valueFrom?.secretKeyRef;
+          const where = `${owner} ${container.name} ${variable.name}`;
+          if (!reference) {
+            if (/SECRET|PASSWORD|DATABASE_URL/.test(variable.name)) {
+              problems.push(`${where}: a secret given as a plain value`);
+            }
+            continue;
+          }
+          const secret = secrets.find((candidate) => candidate.metadata.name === reference.name);
+          const keys = Object.keys({ ...secret?.data, ...secret?.stringData });
+          if (!secret && reference.name !== EXTERNAL_SECRET) {
+            problems.push(`${where}: Secret ${reference.name} is neither rendered nor documented`);
+          } else if (secret && !keys.includes(reference.key) && reference.optional !== true) {
+            problems.push(`${where}: Secret ${reference.name} has no key ${reference.key}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  const replicasAtRest = (deployment: Deployment): number | undefined => {
+    const hpa = find<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler', deployment.metadata.name);
+    return hpa?.spec?.minReplicas ?? deployment.spec!.replicas;
+  };
+
+  if (overlay === 'dev') {
+    it('runs one replica of each from locally built images, with fake secrets', () => {
+      const problems: string[] = [];
+      for (const deployment of deployments) {
+        const where = describeObject(deployment);
+        const replicas = replicasAtRest(deployment);
+        if (replicas !== 1) problems.push(`${where}: ${replicas} replicas at rest`);
+        const image = podSpec(deployment).containers[0]!.image ?? '';
+        if (!/^shortener-[a-z]+:dev$/.test(image)) problems.push(`${where}: image ${image}`);
+      }
+      for (const secret of ofKind<ISecret>(objects, 'Secret')) {
+        for (const [key, value] of Object.entries(secret.data ?? {})) {
+          if (!Buffer.from(value, 'base64').toString().includes('dev-only-fake')) {
+            problems.push(`${describeObject(secret)} ${key} is not marked dev-only-fake`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+
+  if (overlay === 'production') {
+    it('runs several replicas of each from pinned images, and renders no Secret', () => {
+      const problems: string[] = [];
+      for (const deployment of deployments) {
+        const where = describeObject(deployment);
+        const replicas = replicasAtRest(deployment) ?? 1;
+        if (replicas < 2) problems.push(`${where}: ${replicas} replica at rest`);
+        // A registry, a name and a version tag: never a floating "latest".
+        const image = podSpec(deployment).containers[0]!.image ?? '';
+        if (!/^[a-z0-9.-]+\.[a-z]+(:\d+)?\/.+:(?!latest$)[\w.-]+$/.test(image)) {
+          problems.push(`${where}: image ${image} is not pinned in a registry`);
+        }
+      }
+      // Consumers beyond the visits topic's partitions (6) would sit idle.
+      const analytics = deploymentOf('analytics').spec!.replicas ?? 1;
+      if (analytics > 6) problems.push(`analytics: ${analytics} consumers for 6 partitions`);
+      expect(problems).toEqual([]);
+      expect(ofKind(objects, 'Secret')).toEqual([]);
+    });
+  }
+});

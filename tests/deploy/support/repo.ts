@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+/** The deployables, each with its own image, Deployment and compose service. */
+export const SERVICES = ['gateway', 'auth', 'links', 'analytics', 'redirect'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** The services that own a schema and ship a migration entry point. */
+export const MIGRATING_SERVICES = ['auth', 'links', 'analytics'] as const;
+
+export function isService(name: string): name is ServiceName {
+  return (SERVICES as readonly string[]).includes(name);
+}
+
+export function readRepoFile(relative: string): string {
+  return fs.readFileSync(path.join(REPO_ROOT, relative), 'utf8');
+}
+
+export function repoPathExists(relative: string): boolean {
+  return fs.existsSync(path.join(REPO_ROOT, relative));
+}
+
+/**
+ * The environment variables a service reads: the keys of the config shape in its
+ * src/config.ts (`NAME: env.…(…)` / `NAME: z.…`, one per line at the shape's top level).
+ */
+export function configVariables(service: ServiceName): string[] {
+  const source = readRepoFile(`services/${service}/src/config.ts`);
+  const shape = /export const \w+ConfigShape = \{\n([\s\S]*?)\n\};/.exec(source)?.[1];
+  if (shape === undefined) {
+    throw new Error(`services/${service}/src/config.ts: no "export const …ConfigShape = {" found`);
+  }
+  return [...shape.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
+}
+
+/** The port a service listens on unless PORT says otherwise. */
+export function defaultPort(service: ServiceName): number {
+  const source = readRepoFile(`services/${service}/src/config.ts`);
+  const port = /^ {2}PORT: env\.port\((\d+)\)/m.exec(source)?.[1];
+  if (port === undefined) throw new Error(`services/${service}/src/config.ts: no PORT default`);
+  return Number(port);
+}
+
+/**
+ * Variables that must be given in a deployment: the shared secret, and every address whose
+ * default (127.0.0.1, localhost) is only right on one machine. Google's endpoints default to
+ * Google's and are not listed.
+ */
+export function requiredInDeployment(service: ServiceName): string[] {
+  return configVariables(service).filter(
+    (name) =>
+      name === 'INTERNAL_API_SECRET' ||
+      name === 'KAFKA_BROKERS' ||
+      name === 'PUBLIC_ORIGIN' ||
+      (name.endsWith('_URL') && !name.startsWith('GOOGLE_')),
+  );
+}
+
+interface PackageJson {
+  name: string;
+  workspaces?: string[];
+  dependencies?: Record<string, string>;
+}
+
+function readPackageJson(folder: string): PackageJson {
+  return JSON.parse(readRepoFile(`${folder}/package.json`)) as PackageJson;
+}
+
+/** The root package.json's workspace folders, e.g. "packages/chassis". */
+export function workspaceFolders(): string[] {
+  return readPackageJson('.').workspaces ?? [];
+}
+
+/** Workspace folders a service needs at run time: its own and its @shortener/* dependencies'. */
+export function runtimeWorkspaces(service: ServiceName): string[] {
+  const byName = new Map(
+    workspaceFolders().map((folder) => [readPackageJson(folder).name, folder]),
+  );
+  const needed = new Set<string>();
+  const visit = (folder: string) => {
+    if (needed.has(folder)) return;
+    needed.add(folder);
+    for (const dependency of Object.keys(readPackageJson(folder).dependencies ?? {})) {
+      const dependencyFolder = byName.get(dependency);
+      if (dependencyFolder !== undefined) visit(dependencyFolder);
+    }
+  };
+  visit(`services/${service}`);
+  return [...needed].sort();
+}
