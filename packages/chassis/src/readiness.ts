@@ -3,6 +3,11 @@ export interface ReadinessCheck {
   name: string;
   /** Resolves when the dependency answers; rejects with the reason otherwise. */
   check: () => Promise<void>;
+  /**
+   * Reported, but the service stays ready without it: it degrades instead of failing (the
+   * redirect service without Kafka queues visits and keeps redirecting).
+   */
+  optional?: boolean;
 }
 
 export interface ReadinessReport {
@@ -27,16 +32,19 @@ export async function checkReadiness(
   shuttingDown = false,
 ): Promise<ReadinessReport> {
   const results = await Promise.all(
-    checks.map(async ({ name, check }) => {
+    checks.map(async ({ name, check, optional = false }) => {
       try {
         await withTimeout(check(), CHECK_TIMEOUT_MS);
-        return [name, 'ok'] as const;
+        return { name, result: 'ok', blocks: false };
       } catch (error) {
-        return [name, error instanceof Error ? error.message : String(error)] as const;
+        const reason = error instanceof Error ? error.message : String(error);
+        return { name, result: optional ? `degraded: ${reason}` : reason, blocks: !optional };
       }
     }),
   );
-  const report: Record<string, string> = Object.fromEntries(results);
+  const report: Record<string, string> = Object.fromEntries(
+    results.map(({ name, result }) => [name, result]),
+  );
   if (shuttingDown) report['shutdown'] = 'shutting down';
-  return { ready: Object.values(report).every((value) => value === 'ok'), checks: report };
+  return { ready: !shuttingDown && !results.some(({ blocks }) => blocks), checks: report };
 }

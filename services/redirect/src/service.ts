@@ -123,6 +123,40 @@ function queueMetrics(registry: Registry) {
   };
 }
 
+/**
+ * Ready while links can be looked up: in Redis, or failing that from the links service.
+ * Kafka (and Redis on its own) are reported but optional: without them redirects go on,
+ * visits wait in the queue, and taking every instance out of service would be the outage.
+ */
+function readinessChecks(
+  cacheChecks: ReadinessCheck[],
+  publisherChecks: ReadinessCheck[],
+  linksUrl: string,
+): ReadinessCheck[] {
+  const lookup: ReadinessCheck = {
+    name: 'link lookup',
+    check: async () => {
+      try {
+        for (const { check } of cacheChecks) await check();
+      } catch (cacheError) {
+        const response = await fetch(new URL('/healthz', linksUrl), {
+          signal: AbortSignal.timeout(1000),
+        }).catch((error: unknown) => {
+          throw new Error(
+            `cache: ${(cacheError as Error).message}; links: ${(error as Error).message}`,
+          );
+        });
+        if (!response.ok)
+          throw new Error(`cache: ${(cacheError as Error).message}; links: ${response.status}`);
+      }
+    },
+  };
+  return [
+    lookup,
+    ...[...cacheChecks, ...publisherChecks].map((check) => ({ ...check, optional: true })),
+  ];
+}
+
 export interface RunningRedirect {
   port: number;
   server: Server;
@@ -196,7 +230,7 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
     onError: (error) => logger.error({ err: error }, 'redirect failed'),
   });
 
-  const checks = [...cache.checks, ...publisher.checks];
+  const checks = readinessChecks(cache.checks, publisher.checks, config.LINKS_URL);
   let shuttingDown = false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
