@@ -55,6 +55,13 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   return (result as { data: z.infer<z.ZodObject<Shape>> }).data;
 }
 
+/** "a", "a or b", "a, b or c". */
+function oneOf(words: readonly string[]): string {
+  return words.length <= 1
+    ? (words[0] ?? '')
+    : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
 /** Building blocks for service config schemas, so every service reads a variable alike. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -68,7 +75,7 @@ export const env = {
           return false;
         }
       },
-      { message: `must be a ${protocols.join(' or ')} URL` },
+      { message: `must be a ${oneOf(protocols)} URL` },
     );
     return fallback === undefined ? schema : schema.default(fallback);
   },
