@@ -98,8 +98,9 @@ describe('scenario 2: the analytics consumer is killed mid-batch three times', (
 
     expect(kills).toHaveLength(3);
     expect(percent302(result)).toBe(100);
-    // The batch committed before its offset was delivered again, and changed nothing.
-    expect(redelivered).toBeGreaterThan(0);
+    // How many redelivered events were skipped is reported above, not asserted: whether the
+    // second kill lands after PostgreSQL applied the COMMIT depends on timing (seen 13,891
+    // and 0 in two runs). What must hold whatever the timing is asserted below.
     expect(counts.mismatched).toEqual([]);
     expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
     expect(storage.duplicateIds).toBe(0);
