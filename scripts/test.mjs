@@ -97,77 +97,38 @@ async function main() {
     KAFKA_BROKERS: summary.kafka.brokers.join(','),
   };
 
+  /** Runs one suite, adds its counts to the totals, and notes it when it fails. */
+  const suite = async (name, args, count, cwd = root) => {
+    const resultsFile = path.join(artifacts, `${name}-results.json`);
+    const code = await run('npx', [...args, `--outputFile=${resultsFile}`], { cwd, env });
+    const counted = count(resultsFile);
+    totals.passed += counted.passed;
+    totals.failed += counted.failed;
+    if (code !== 0) failures.push(name);
+  };
+  const jestWith = (config) => ['jest', '--ci', '--config', config, '--runInBand', '--json'];
+
   try {
     section('services, packages and integration (Jest)');
-    const jestFile = path.join(artifacts, 'jest-results.json');
-    const jestCode = await run('npx', ['jest', '--ci', '--json', `--outputFile=${jestFile}`], {
-      cwd: root,
-      env,
-    });
-    const jest = countJest(jestFile);
-    totals.passed += jest.passed;
-    totals.failed += jest.failed;
-    if (jestCode !== 0) failures.push('jest');
+    await suite('jest', ['jest', '--ci', '--json'], countJest);
 
-    if (existsSync(path.join(root, 'frontend', 'vite.config.ts'))) {
-      section('frontend (Vitest)');
-      const vitestFile = path.join(artifacts, 'vitest-results.json');
-      const vitestCode = await run(
-        'npx',
-        ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${vitestFile}`],
-        { cwd: path.join(root, 'frontend'), env },
-      );
-      const vitest = countVitest(vitestFile);
-      totals.passed += vitest.passed;
-      totals.failed += vitest.failed;
-      if (vitestCode !== 0) failures.push('vitest');
-    }
+    section('frontend (Vitest)');
+    await suite(
+      'vitest',
+      ['vitest', 'run', '--reporter=default', '--reporter=json'],
+      countVitest,
+      path.join(root, 'frontend'),
+    );
 
-    if (existsSync(path.join(root, 'tests', 'e2e', 'jest.config.js'))) {
-      section('browser journeys (Chromium)');
-      if (!(await ensureChromium())) {
-        failures.push('e2e (no Chromium)');
-      } else {
-        const e2eFile = path.join(artifacts, 'e2e-results.json');
-        const e2eCode = await run(
-          'npx',
-          [
-            'jest',
-            '--ci',
-            '--config',
-            'tests/e2e/jest.config.js',
-            '--runInBand',
-            '--json',
-            `--outputFile=${e2eFile}`,
-          ],
-          { cwd: root, env },
-        );
-        const e2e = countJest(e2eFile);
-        totals.passed += e2e.passed;
-        totals.failed += e2e.failed;
-        if (e2eCode !== 0) failures.push('e2e');
-      }
+    section('browser journeys (Chromium)');
+    if (await ensureChromium()) {
+      await suite('e2e', jestWith('tests/e2e/jest.config.js'), countJest);
+    } else {
+      failures.push('e2e (no Chromium)');
     }
 
     section('faults and hostile input');
-    const faultsFile = path.join(artifacts, 'faults-results.json');
-    const faultsCode = await run(
-      'npx',
-      [
-        'jest',
-        '--ci',
-        '--config',
-        'tests/faults/jest.config.js',
-        '--runInBand',
-        '--json',
-        `--outputFile=${faultsFile}`,
-      ],
-      { cwd: root, env },
-    );
-    const faults = countJest(faultsFile);
-    totals.passed += faults.passed;
-    totals.failed += faults.failed;
-    if (faultsCode !== 0) failures.push('faults');
+    await suite('faults', jestWith('tests/faults/jest.config.js'), countJest);
   } finally {
     if (!keepInfra) {
       section('stopping what the tests started');
