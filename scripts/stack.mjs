@@ -1,15 +1,18 @@
 // `npm run stack`: the distributed stack on one machine. Brings up PostgreSQL, Redis and
 // Kafka (infra/infra.mjs), then runs each service as its own process, logs prefixed by
-// service. Ctrl-C stops them all. Configuration comes from the environment.
+// service. Ctrl-C stops the services, then the servers this run started (not ones that
+// were already running); `npm run stack -- --keep-infra` leaves those up for the next run.
+// Configuration comes from the environment.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { up } from '../infra/infra.mjs';
+import { down, up } from '../infra/infra.mjs';
 import { prefixOutput, run } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
+const keepInfra = process.argv.includes('--keep-infra');
 
 const ports = {
   auth: Number(env.AUTH_PORT ?? 7001),
@@ -30,8 +33,9 @@ const internalUrls = {
 async function main() {
   console.log('Building...');
   if ((await run('npx', ['tsc', '-b'], { cwd: root })) !== 0) process.exit(1);
+  let started;
   try {
-    await up();
+    started = await up();
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
@@ -48,7 +52,17 @@ async function main() {
       for (const child of children.values()) child.kill('SIGKILL');
     }, 30_000);
     force.unref();
-    const wait = () => (children.size === 0 ? process.exit(code) : setTimeout(wait, 100));
+    const finish = async () => {
+      if (!keepInfra) {
+        try {
+          await down({ only: started });
+        } catch (error) {
+          console.error(error instanceof Error ? error.message : String(error));
+        }
+      }
+      process.exit(code);
+    };
+    const wait = () => (children.size === 0 ? void finish() : setTimeout(wait, 100));
     wait();
   };
   process.on('SIGINT', () => stopAll(0));
