@@ -149,9 +149,9 @@ async function visibilityAndMemory() {
       duration: Math.ceil(SAMPLES * 0.4) + 30,
       requests: hot.map((code) => ({ method: 'GET', path: `/r/${code}` })),
     });
-    const latencies = [];
-    for (let i = 0; i < SAMPLES; i += 1) {
-      const code = await create(`probe-${i}`);
+    // One probe: redirect, then poll the visitors API until the visit is there.
+    const probe = async (name, timeoutMs) => {
+      const code = await create(name);
       const sentAt = Date.now();
       await fetch(`${redirect.url}/r/${code}`, { redirect: 'manual' });
       await waitFor(
@@ -159,17 +159,24 @@ async function visibilityAndMemory() {
           const page = await analytics.request('GET', `/internal/visits/${code}?limit=1`);
           return page.body.visits?.length === 1;
         },
-        { intervalMs: 5, timeoutMs: 30_000, what: 'a visit to become visible' },
+        { intervalMs: 5, timeoutMs, what: 'a visit to become visible' },
       );
-      latencies.push(Date.now() - sentAt);
-    }
+      return Date.now() - sentAt;
+    };
+    // The first visit waits for the consumer to join its group (up to a session timeout
+    // when an earlier member left uncleanly): reported apart, not counted in the samples.
+    const first = await probe('warm-up', 90_000);
+    console.log(`first visit visible after ${first} ms (includes the consumer joining its group)`);
+    const latencies = [];
+    for (let i = 0; i < SAMPLES; i += 1) latencies.push(await probe(`probe-${i}`, 30_000));
     background.stop();
     latencies.sort((a, b) => a - b);
     console.log(
       `redirect to visible in the visitors API (${SAMPLES} samples, 1,000 req/s background): p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, max ${latencies.at(-1)} ms`,
     );
 
-    // Resident memory of the redirect service under full load.
+    // Resident memory of the redirect service under full load, run with its image's Node
+    // options (services/redirect/package.json config.nodeOptions; testkit applies them).
     const pid = redirect.child.pid;
     const idle = rssMb(pid);
     let peak = idle;

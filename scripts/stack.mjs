@@ -5,6 +5,7 @@
 // Configuration comes from the environment.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { down, up } from '../infra/infra.mjs';
@@ -29,6 +30,14 @@ const internalUrls = {
   ANALYTICS_URL: `http://127.0.0.1:${ports.analytics}`,
   REDIRECT_URL: `http://127.0.0.1:${ports.redirect}`,
 };
+
+/** A service's production Node options (package.json config.nodeOptions), then the caller's. */
+function nodeOptions(name) {
+  const manifest = JSON.parse(
+    readFileSync(path.join(root, 'services', name, 'package.json'), 'utf8'),
+  );
+  return [manifest.config?.nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+}
 
 async function main() {
   console.log('Building...');
@@ -76,6 +85,7 @@ async function main() {
         ...env,
         ...internalUrls,
         INTERNAL_API_SECRET: internalSecret,
+        NODE_OPTIONS: nodeOptions(name),
         // Where browsers reach the gateway (sign-in callbacks, cookies); GOOGLE_* pass as given.
         PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${ports.gateway}`,
         // The gateway forwards /r/ to the redirect service from loopback.

@@ -1,6 +1,7 @@
 import { copiesOf, dockerIgnore, execForm, parseDockerfile, type Stage } from './support/docker';
 import {
   defaultPort,
+  readRepoFile,
   repoPathExists,
   runtimeWorkspaces,
   SERVICES,
@@ -108,6 +109,17 @@ describe.each(IMAGES)('the %s image (%s)', (image, dockerfile) => {
     expect(last(runtime, 'ENV')?.args).toMatch(/\bNODE_ENV=production\b/);
     expect(last(runtime, 'EXPOSE')?.args).toBe(String(defaultPort(service)));
     expect(execForm(last(runtime, 'HEALTHCHECK')).join(' ')).toMatch(/\/healthz/);
+  });
+
+  it('runs Node with the options the service’s package.json declares, and only those', () => {
+    const manifest = JSON.parse(readRepoFile(`services/${image}/package.json`)) as {
+      config?: { nodeOptions?: string };
+    };
+    const inImage = runtime.instructions
+      .filter(({ keyword }) => keyword === 'ENV')
+      .map(({ args }) => /\bNODE_OPTIONS="([^"]*)"/.exec(args)?.[1])
+      .filter((value) => value !== undefined);
+    expect(inImage).toEqual(manifest.config?.nodeOptions ? [manifest.config.nodeOptions] : []);
   });
 });
 

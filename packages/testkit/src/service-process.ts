@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from './wait';
 
@@ -21,6 +22,21 @@ export interface ServiceProcess {
 }
 
 /**
+ * The Node options a service runs with in production (`config.nodeOptions` in its
+ * package.json, also the NODE_OPTIONS of its image), followed by any given in `env`,
+ * which win where they overlap.
+ */
+export function serviceNodeOptions(
+  name: ServiceName,
+  env: NodeJS.ProcessEnv = {},
+): string | undefined {
+  const manifest = JSON.parse(
+    readFileSync(path.join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'),
+  ) as { config?: { nodeOptions?: string } };
+  return [manifest.config?.nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+}
+
+/**
  * Starts a built service (services/<name>/dist/main.js) as its own process, as the stack
  * runner does, and waits until it answers /healthz.
  */
@@ -32,7 +48,14 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const entry = path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      ...env,
+      NODE_OPTIONS: serviceNodeOptions(name, { ...process.env, ...env }),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
