@@ -8,13 +8,13 @@
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100]
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { startTestStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
+import { rssMb, rssPeak } from './proc.mjs';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
@@ -114,11 +114,6 @@ async function ingest(kafka, db) {
   }
 }
 
-function rssMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
 async function visibilityAndMemory() {
   const stack = await startTestStack({
     services: ['analytics', 'links', 'redirect'],
@@ -179,15 +174,14 @@ async function visibilityAndMemory() {
     // options (services/redirect/package.json config.nodeOptions; testkit applies them).
     const pid = redirect.child.pid;
     const idle = rssMb(pid);
-    let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
+    const stopSampling = rssPeak(pid);
     const full = await autocannon({
       url: redirect.url,
       connections: 50,
       duration: 20,
       requests: hot.map((code) => ({ method: 'GET', path: `/r/${code}` })),
     });
-    clearInterval(sampler);
+    const peak = stopSampling();
     console.log(
       `redirect resident memory: ${idle.toFixed(0)} MB idle, ${peak.toFixed(0)} MB peak under ${Math.round(full.requests.average)} req/s`,
     );

@@ -1,17 +1,23 @@
 // Redirect benchmark (a measurement, not a test). In one run on this machine it loads
 //   (a) a bare node:http server answering a fixed 302, and
-//   (b) the real redirect service, with Redis lookups and Kafka publishing on,
+//   (b) the real redirect service, with Redis lookups and Kafka publishing on, while the
+//       analytics consumer writes the visits to PostgreSQL on the same two cores, and
+//   (c) the same, with the analytics consumer paused (SIGSTOP) for the run and catching up
+//       afterwards: the redirect tier as deployed, where consumers run elsewhere,
 // over the same hot codes with the same autocannon settings, prints requests/s, p50 and p99
-// for each and the ratio b/a, then checks that the visits stored by the analytics consumer
-// equal the redirects served.
+// for each, the ratios b/a and c/a, and the CPU time every process took during each run.
+// Then it checks that the visits stored by the analytics consumer equal the redirects
+// served, and prints both.
 //
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/redirect.mjs [--seconds 15] [--connections 50] [--codes 100]
+//                           [--redirect-env '{"NODE_OPTIONS": "..."}']  (to compare settings)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
+import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { freePort, startTestStack, waitFor } from '../packages/testkit/dist/index.js';
 
 const { values: args } = parseArgs({
@@ -19,6 +25,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '15' },
     connections: { type: 'string', default: '50' },
     codes: { type: 'string', default: '100' },
+    'redirect-env': { type: 'string', default: '{}' },
   },
 });
 const seconds = Number(args.seconds);
@@ -68,7 +75,25 @@ async function bareServer() {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await once(child.stdout, 'data');
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill('SIGTERM') };
+}
+
+/** CPU seconds and microseconds per redirect served, per process group. */
+function cpuTable(cpu, served) {
+  return Object.fromEntries(
+    Object.entries(cpu).map(([name, s]) => [
+      name,
+      { 'cpu s': Number(s.toFixed(2)), 'µs/redirect': Math.round((s * 1e6) / Math.max(served, 1)) },
+    ]),
+  );
+}
+
+/** Loads `url` while counting the CPU time of `pids` and the usual servers. */
+async function measured(name, url, paths, pids) {
+  const meter = cpuMeter(stackGroups(pids));
+  const memory = rssPeak(pids['server under test']);
+  const result = summary(name, await load(url, paths, seconds));
+  return { result: { ...result, 'peak MB': Math.round(memory()) }, cpu: meter() };
 }
 
 async function main() {
@@ -78,8 +103,16 @@ async function main() {
   const stack = await startTestStack({
     services: ['analytics', 'links', 'redirect'],
     env: { LOG_LEVEL: 'warn' },
+    serviceEnv: { redirect: JSON.parse(args['redirect-env']) },
   });
   try {
+    for (const name of ['links', 'analytics']) {
+      // /healthz answers as soon as the process is up; /readyz once its database is there.
+      await waitFor(async () => (await fetch(`${stack.get(name).url}/readyz`)).ok, {
+        timeoutMs: 30_000,
+        what: `${name} /readyz`,
+      });
+    }
     const links = new InternalClient('links', stack.get('links').url, stack.secret);
     const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
     const codes = [];
@@ -88,18 +121,26 @@ async function main() {
         identity: { userId: 'bench' },
         body: { url: `https://example.com/bench/${i}`, days: 7 },
       });
+      if (created.status !== 201) {
+        throw new Error(
+          `creating a link answered ${created.status}: ${JSON.stringify(created.body)}`,
+        );
+      }
       codes.push(created.body.urlID);
     }
     const paths = codes.map((code) => `/r/${code}`);
     const redirect = stack.get('redirect');
-    await waitFor(async () => (await fetch(`${redirect.url}/readyz`)).ok, { timeoutMs: 30_000 });
-    await waitFor(async () => (await fetch(`${stack.get('analytics').url}/readyz`)).ok, {
+    const consumer = stack.get('analytics').child;
+    await waitFor(async () => (await fetch(`${redirect.url}/readyz`)).ok, {
       timeoutMs: 30_000,
+      what: 'redirect /readyz',
     });
 
     const bare = await bareServer();
     await load(bare.url, paths, 2); // warm-up
-    const a = summary('bare node:http 302', await load(bare.url, paths, seconds));
+    const a = await measured('a: bare node:http 302', bare.url, paths, {
+      'server under test': bare.pid,
+    });
     bare.stop();
 
     // Warm-up without counting: its visits are stored too, so count from after it settles.
@@ -123,37 +164,67 @@ async function main() {
     });
     const before = await countVisits();
     const servedBefore = await redirectsServed(redirect.url);
-    const b = summary('redirect service', await load(redirect.url, paths, seconds));
+    const pids = {
+      'server under test': redirect.child.pid,
+      analytics: consumer.pid,
+      links: stack.get('links').child.pid,
+    };
     // The server's own count: autocannon leaves out answers still in flight when it stops.
-    await waitFor(
-      async () => (await redirectsServed(redirect.url)) === (await redirectsServed(redirect.url)),
-      { intervalMs: 200 },
-    );
-    b.served = (await redirectsServed(redirect.url)) - servedBefore;
+    const servedSince = async (from) => {
+      await waitFor(
+        async () => (await redirectsServed(redirect.url)) === (await redirectsServed(redirect.url)),
+        { intervalMs: 200 },
+      );
+      return (await redirectsServed(redirect.url)) - from;
+    };
+    const b = await measured('b: redirect, analytics on', redirect.url, paths, pids);
+    b.result.served = await servedSince(servedBefore);
 
-    console.table([a, b]);
-    console.log(`ratio b/a (requests/s): ${(b.rps / a.rps).toFixed(2)}`);
+    consumer.kill('SIGSTOP');
+    let c;
+    try {
+      c = await measured('c: redirect, analytics paused', redirect.url, paths, pids);
+    } finally {
+      consumer.kill('SIGCONT');
+    }
+    c.result.served = await servedSince(servedBefore + b.result.served);
 
+    console.table([a.result, b.result, c.result]);
+    console.log(`ratio b/a (requests/s): ${(b.result.rps / a.result.rps).toFixed(2)}`);
+    console.log(`ratio c/a (requests/s): ${(c.result.rps / a.result.rps).toFixed(2)}`);
+    // Where the two cores went: the ratio is as much about who shares them as about the code.
+    for (const [run, { result, cpu }] of [
+      ['a', a],
+      ['b', b],
+      ['c', c],
+    ]) {
+      console.log(
+        `CPU during run ${run} (${seconds} s, ${2 * seconds} core-seconds on two cores):`,
+      );
+      console.table(cpuTable(cpu, result.served));
+    }
+
+    const served = b.result.served + c.result.served;
     const began = Date.now();
     let stored = 0;
     try {
       await waitFor(
         async () => {
           stored = (await countVisits()) - before;
-          return stored >= b.served;
+          return stored >= served;
         },
-        { intervalMs: 250, timeoutMs: 120_000, what: 'visits stored' },
+        { intervalMs: 250, timeoutMs: 180_000, what: 'visits stored' },
       );
     } catch {
       // fall through to print what was stored
     }
     const metrics = await (await fetch(`${redirect.url}/metrics`)).text();
     const dropped = /visit_events_dropped_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? '?';
-    console.log(`redirects served: ${b.served}`);
+    console.log(`redirects served (b + c): ${served}`);
     console.log(
-      `visits stored:    ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
+      `visits stored:            ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
     );
-    if (stored !== b.served) process.exitCode = 1;
+    if (stored !== served) process.exitCode = 1;
   } finally {
     await stack.stop();
   }

@@ -5,8 +5,21 @@ function normalize(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
-/** Parses TRUSTED_PROXIES entries: single addresses or CIDR ranges, IPv4 or IPv6. */
-export function trustedProxies(entries: readonly string[]): BlockList {
+/** The proxies whose X-Forwarded-For is believed. */
+export interface TrustedProxies {
+  /** False when none are configured: the header is never read. */
+  readonly any: boolean;
+  has(address: string): boolean;
+}
+
+/** Addresses remembered per instance: proxies are few, the bound keeps forged hops cheap. */
+const MEMO_MAX = 4096;
+
+/**
+ * Parses TRUSTED_PROXIES entries: single addresses or CIDR ranges, IPv4 or IPv6. Answers are
+ * remembered per address, since a BlockList check costs microseconds on every redirect.
+ */
+export function trustedProxies(entries: readonly string[]): TrustedProxies {
   const list = new BlockList();
   for (const entry of entries) {
     const [address = '', prefix] = entry.split('/');
@@ -16,12 +29,20 @@ export function trustedProxies(entries: readonly string[]): BlockList {
     if (prefix === undefined) list.addAddress(address, type);
     else list.addSubnet(address, Number(prefix), type);
   }
-  return list;
-}
-
-function isTrusted(list: BlockList, address: string): boolean {
-  const family = isIP(address);
-  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  const memo = new Map<string, boolean>();
+  return {
+    any: entries.length > 0,
+    has(address) {
+      let trusted = memo.get(address);
+      if (trusted === undefined) {
+        const family = isIP(address);
+        trusted = family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+        if (memo.size >= MEMO_MAX) memo.clear();
+        memo.set(address, trusted);
+      }
+      return trusted;
+    },
+  };
 }
 
 /**
@@ -29,9 +50,9 @@ function isTrusted(list: BlockList, address: string): boolean {
  * X-Forwarded-For is walked from the right past trusted proxies. Never believes a header
  * from anyone else, so a visitor cannot choose the address we record.
  */
-export function clientIp(req: IncomingMessage, trusted: BlockList, anyTrusted: boolean): string {
+export function clientIp(req: IncomingMessage, trusted: TrustedProxies): string {
   let address = normalize(req.socket.remoteAddress ?? '');
-  if (!anyTrusted || !isTrusted(trusted, address)) return address || 'unknown';
+  if (!trusted.any || !trusted.has(address)) return address || 'unknown';
   const header = req.headers['x-forwarded-for'];
   if (!header) return address;
   const hops = (Array.isArray(header) ? header.join(',') : header).split(',');
@@ -39,7 +60,7 @@ export function clientIp(req: IncomingMessage, trusted: BlockList, anyTrusted: b
     const hop = normalize((hops[i] ?? '').trim());
     if (isIP(hop) === 0) return address;
     address = hop;
-    if (!isTrusted(trusted, hop)) return hop;
+    if (!trusted.has(hop)) return hop;
   }
   return address;
 }

@@ -225,7 +225,7 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
   const handleRedirect = createRedirectHandler({
     resolver,
     queue,
-    clientIp: (req) => clientIp(req, proxies, config.TRUSTED_PROXIES.length > 0),
+    clientIp: (req) => clientIp(req, proxies),
     count: (outcome) => outcomeCounters[outcome].inc(),
     onError: (error) => logger.error({ err: error }, 'redirect failed'),
   });
