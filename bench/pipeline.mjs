@@ -123,16 +123,25 @@ async function visibilityAndMemory() {
     const links = new InternalClient('links', stack.get('links').url, stack.secret);
     const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
     const redirect = stack.get('redirect');
-    for (const service of [redirect, stack.get('analytics')]) {
-      await waitFor(async () => (await fetch(`${service.url}/readyz`)).ok, { timeoutMs: 60_000 });
+    // /healthz answers as soon as a process is up; /readyz once its dependencies are there.
+    for (const service of [stack.get('links'), redirect, stack.get('analytics')]) {
+      await waitFor(async () => (await fetch(`${service.url}/readyz`)).ok, {
+        timeoutMs: 60_000,
+        what: `${service.name} /readyz`,
+      });
     }
-    const create = async (i) =>
-      (
-        await links.request('POST', '/internal/links', {
-          identity: { userId: 'bench' },
-          body: { url: `https://example.com/pipeline/${i}`, days: 7 },
-        })
-      ).body.urlID;
+    const create = async (i) => {
+      const created = await links.request('POST', '/internal/links', {
+        identity: { userId: 'bench' },
+        body: { url: `https://example.com/pipeline/${i}`, days: 7 },
+      });
+      if (created.status !== 201) {
+        throw new Error(
+          `creating a link answered ${created.status}: ${JSON.stringify(created.body)}`,
+        );
+      }
+      return created.body.urlID;
+    };
     const hot = [];
     for (let i = 0; i < 100; i += 1) hot.push(await create(i));
 
