@@ -15,6 +15,7 @@ import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { startTestStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
 import { rssMb, rssPeak } from './proc.mjs';
+import { createLink, whenReady } from './stack.mjs';
 
 process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
@@ -123,25 +124,8 @@ async function visibilityAndMemory() {
     const links = new InternalClient('links', stack.get('links').url, stack.secret);
     const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
     const redirect = stack.get('redirect');
-    // /healthz answers as soon as a process is up; /readyz once its dependencies are there.
-    for (const service of [stack.get('links'), redirect, stack.get('analytics')]) {
-      await waitFor(async () => (await fetch(`${service.url}/readyz`)).ok, {
-        timeoutMs: 60_000,
-        what: `${service.name} /readyz`,
-      });
-    }
-    const create = async (i) => {
-      const created = await links.request('POST', '/internal/links', {
-        identity: { userId: 'bench' },
-        body: { url: `https://example.com/pipeline/${i}`, days: 7 },
-      });
-      if (created.status !== 201) {
-        throw new Error(
-          `creating a link answered ${created.status}: ${JSON.stringify(created.body)}`,
-        );
-      }
-      return created.body.urlID;
-    };
+    await whenReady(stack, ['links', 'redirect', 'analytics']);
+    const create = (i) => createLink(links, `https://example.com/pipeline/${i}`);
     const hot = [];
     for (let i = 0; i < 100; i += 1) hot.push(await create(i));
 

@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
+import { createLink, whenReady } from './stack.mjs';
 import { freePort, startTestStack, waitFor } from '../packages/testkit/dist/index.js';
 
 const { values: args } = parseArgs({
@@ -106,35 +107,16 @@ async function main() {
     serviceEnv: { redirect: JSON.parse(args['redirect-env']) },
   });
   try {
-    for (const name of ['links', 'analytics']) {
-      // /healthz answers as soon as the process is up; /readyz once its database is there.
-      await waitFor(async () => (await fetch(`${stack.get(name).url}/readyz`)).ok, {
-        timeoutMs: 30_000,
-        what: `${name} /readyz`,
-      });
-    }
+    await whenReady(stack, ['links', 'analytics', 'redirect']);
     const links = new InternalClient('links', stack.get('links').url, stack.secret);
     const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
     const codes = [];
     for (let i = 0; i < codeCount; i += 1) {
-      const created = await links.request('POST', '/internal/links', {
-        identity: { userId: 'bench' },
-        body: { url: `https://example.com/bench/${i}`, days: 7 },
-      });
-      if (created.status !== 201) {
-        throw new Error(
-          `creating a link answered ${created.status}: ${JSON.stringify(created.body)}`,
-        );
-      }
-      codes.push(created.body.urlID);
+      codes.push(await createLink(links, `https://example.com/bench/${i}`));
     }
     const paths = codes.map((code) => `/r/${code}`);
     const redirect = stack.get('redirect');
     const consumer = stack.get('analytics').child;
-    await waitFor(async () => (await fetch(`${redirect.url}/readyz`)).ok, {
-      timeoutMs: 30_000,
-      what: 'redirect /readyz',
-    });
 
     const bare = await bareServer();
     await load(bare.url, paths, 2); // warm-up
