@@ -31,3 +31,46 @@ describe('visit events', () => {
     expect(() => serializeVisitEvent({ ...event, ip: '' })).toThrow();
   });
 });
+
+describe('visit event text', () => {
+  // What PostgreSQL cannot store as sent: NUL is refused (with the whole batch), a lone
+  // surrogate has no UTF-8 form.
+  const refused: [string, string][] = [
+    ['NUL', 'a\u0000b'],
+    ['a lone high surrogate', 'Mozilla \uD83D'],
+    ['a lone low surrogate', '\uDE00 Mozilla'],
+    ['surrogates in the wrong order', '\uDE00\uD83D'],
+  ];
+
+  it.each(['ip', 'userAgent', 'referrer'] as const)(
+    'refuses NUL and lone surrogates in %s, naming the field and why',
+    (field) => {
+      for (const [what, text] of refused) {
+        const result = parseVisitEvent(JSON.stringify({ ...event, [field]: text }));
+        expect({ what, ok: result.ok }).toEqual({ what, ok: false });
+        expect(result.ok ? '' : result.reason).toMatch(new RegExp(`^${field}: contains`));
+        expect(() => serializeVisitEvent({ ...event, [field]: text })).toThrow();
+      }
+    },
+  );
+
+  it('names NUL and lone surrogates apart', () => {
+    const nul = parseVisitEvent(JSON.stringify({ ...event, userAgent: 'x\u0000' }));
+    const lone = parseVisitEvent(JSON.stringify({ ...event, userAgent: 'x\uD800' }));
+    expect(nul).toEqual({ ok: false, reason: 'userAgent: contains a NUL character' });
+    expect(lone).toEqual({ ok: false, reason: 'userAgent: contains a lone surrogate' });
+  });
+
+  it('keeps valid unicode as it came: accents, CJK, right-to-left, emoji pairs, latin1 bytes', () => {
+    const unicode: VisitEvent = {
+      ...event,
+      ip: '2001:db8::1',
+      userAgent: 'Mozilla/5.0 (café; 日本語; עברית) 😀👍🏽 \u00ff\u0080',
+      referrer: 'https://例え.テスト/パス?q=😀',
+    };
+    expect(parseVisitEvent(Buffer.from(serializeVisitEvent(unicode)))).toEqual({
+      ok: true,
+      event: unicode,
+    });
+  });
+});

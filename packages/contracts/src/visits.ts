@@ -5,6 +5,19 @@ export const VISITS_TOPIC = 'visits';
 export const VISITS_DLQ_TOPIC = 'visits.dlq';
 export const VISIT_EVENT_SCHEMA_VERSION = 1;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text PostgreSQL can store as it was sent: no NUL (a text column refuses it, and with it the
+ * whole batch) and no lone surrogate (UTF-8 cannot encode one; the driver would silently
+ * store U+FFFD instead).
+ */
+export const storableText = () =>
+  z
+    .string()
+    .refine((value) => !value.includes('\u0000'), { message: 'contains a NUL character' })
+    .refine((value) => !LONE_SURROGATE.test(value), { message: 'contains a lone surrogate' });
+
 /**
  * One GET redirect, as the redirect service publishes it to Kafka (keyed by urlID) and the
  * analytics consumer parses it. `id` makes redelivery idempotent.
@@ -15,9 +28,9 @@ export const visitEventSchema = z.object({
   urlID: z.string().regex(SHORT_CODE_PATTERN),
   /** Milliseconds since the epoch, when the redirect was served. */
   timestamp: z.number().int().positive(),
-  ip: z.string().min(1).max(64),
-  userAgent: z.string().max(1024),
-  referrer: z.string().max(2048).nullable(),
+  ip: storableText().min(1).max(64),
+  userAgent: storableText().max(1024),
+  referrer: storableText().max(2048).nullable(),
 });
 export type VisitEvent = z.infer<typeof visitEventSchema>;
 
