@@ -51,7 +51,13 @@ export class InProcessVisitsConsumer
       this.logger.warn({ event, reason }, 'visit event dropped');
       return false;
     });
-    const { visits, repeated } = planEvents(storable, this.ingest.enrich);
-    await this.ingest.store(visits, repeated);
+    const { visits, repeated, sources } = planEvents(storable, this.ingest.enrich);
+    // What PostgreSQL refuses for its data is dropped the same way; anything else throws, and
+    // the redirect's queue offers the batch again.
+    const refused = await this.ingest.storeIsolating(visits, repeated);
+    for (const { index, reason } of refused) {
+      this.ingest.metrics.deadLettered.inc();
+      this.logger.warn({ event: storable[sources[index]!], reason }, 'visit event dropped');
+    }
   }
 }

@@ -8,6 +8,7 @@ export interface IngestMetrics {
   duplicates: Counter;
   ofDeletedLinks: Counter;
   deadLettered: Counter;
+  refusedByDatabase: Counter;
   batchDuration: Histogram;
   retries: Counter<'step'>;
 }
@@ -33,7 +34,12 @@ export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics
     }),
     deadLettered: new Counter({
       name: 'analytics_visits_dead_lettered_total',
-      help: 'Messages that failed the visit event schema, sent to the dead-letter topic',
+      help: 'Messages that failed the visit event schema or that PostgreSQL refused, sent to the dead-letter topic (dropped in the embedded mode)',
+      registers,
+    }),
+    refusedByDatabase: new Counter({
+      name: 'analytics_visits_refused_by_database_total',
+      help: 'Visit events that passed the schema but PostgreSQL refused for their data, found by splitting their batch',
       registers,
     }),
     batchDuration: new Histogram({

@@ -5,7 +5,14 @@ import { VisitsRepository, type VisitRow } from '../visits/visits.repository';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
+import { dataRefusal } from './database-refusal';
 import type { VisitEnrichment } from './visit-batch';
+
+/** A row PostgreSQL refused for its data, by its index in the rows given, and its reason. */
+export interface RefusedRow {
+  index: number;
+  reason: string;
+}
 
 /** What every visit source shares: how events become rows, and storing them, counted. */
 @Injectable()
@@ -30,5 +37,35 @@ export class IngestService {
     this.metrics.stored.inc(outcome.stored);
     this.metrics.duplicates.inc(outcome.duplicates + repeatedInBatch);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
+  }
+
+  /**
+   * Stores rows, and when PostgreSQL refuses them for their data, splits them in halves until
+   * each refused row is alone: the others are stored, the refused ones returned with the
+   * database's reason (a few bad rows among n cost about 2·log2(n) transactions each). Any
+   * other failure throws, so the caller retries all of it: halves already stored are skipped
+   * by event id then.
+   */
+  async storeIsolating(rows: readonly VisitRow[], repeatedInBatch: number): Promise<RefusedRow[]> {
+    const refused: RefusedRow[] = [];
+    const attempt = async (start: number, end: number): Promise<void> => {
+      try {
+        await this.store(rows.slice(start, end), 0);
+      } catch (error) {
+        const reason = dataRefusal(error);
+        if (reason === undefined) throw error;
+        if (end - start === 1) {
+          refused.push({ index: start, reason });
+          this.metrics.refusedByDatabase.inc();
+          return;
+        }
+        const middle = start + Math.ceil((end - start) / 2);
+        await attempt(start, middle);
+        await attempt(middle, end);
+      }
+    };
+    if (rows.length > 0) await attempt(0, rows.length);
+    this.metrics.duplicates.inc(repeatedInBatch);
+    return refused;
   }
 }

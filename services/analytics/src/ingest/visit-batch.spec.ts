@@ -88,6 +88,19 @@ describe('planBatch', () => {
     expect(plan.visits).toHaveLength(1);
     expect(plan.repeated).toBe(1);
   });
+
+  it('keeps, for each row, the message it came from (to dead-letter it as it came)', () => {
+    const messages = [
+      message('{not json'),
+      message(JSON.stringify(event())),
+      message(JSON.stringify(event())),
+    ];
+    const plan = planBatch(messages, enrich);
+    expect(plan.origins).toEqual([messages[1], messages[2]]);
+    expect(plan.visits.map((row) => row.id)).toEqual(
+      plan.origins.map((origin) => (JSON.parse(origin.value!.toString()) as VisitEvent).id),
+    );
+  });
 });
 
 describe('chunk', () => {

@@ -3,7 +3,7 @@ import { parseVisitEvent, type VisitEvent } from '@shortener/contracts';
 import type { VisitRow } from '../visits/visits.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
-/** A message that failed the event schema, kept as it came for the dead-letter topic. */
+/** A message that cannot be stored, kept as it came for the dead-letter topic. */
 export interface RejectedMessage {
   offset: string;
   key: Buffer | null;
@@ -14,6 +14,8 @@ export interface RejectedMessage {
 
 export interface BatchPlan {
   visits: VisitRow[];
+  /** The message each visit came from, by the visit's index. */
+  origins: KafkaMessage[];
   rejected: RejectedMessage[];
   /** Events repeated inside the batch itself, stored once. */
   repeated: number;
@@ -38,36 +40,48 @@ export function unstorable(event: VisitEvent): string | undefined {
  */
 export function planBatch(messages: readonly KafkaMessage[], enrich: VisitEnrichment): BatchPlan {
   const events: VisitEvent[] = [];
+  const parsedFrom: KafkaMessage[] = [];
   const rejected: RejectedMessage[] = [];
   for (const message of messages) {
     const parsed = parseVisitEvent(message.value);
     const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
     if (reason !== undefined || !parsed.ok) {
-      rejected.push({
-        offset: message.offset,
-        key: message.key ?? null,
-        value: message.value,
-        headers: message.headers,
-        reason: reason ?? 'invalid event',
-      });
+      rejected.push(rejectedMessage(message, reason ?? 'invalid event'));
       continue;
     }
     events.push(parsed.event);
+    parsedFrom.push(message);
   }
-  return { ...planEvents(events, enrich), rejected };
+  const { visits, repeated, sources } = planEvents(events, enrich);
+  return { visits, origins: sources.map((index) => parsedFrom[index]!), rejected, repeated };
 }
 
-/** Rows for valid events, an event repeated inside the batch once. */
+export function rejectedMessage(message: KafkaMessage, reason: string): RejectedMessage {
+  return {
+    offset: message.offset,
+    key: message.key ?? null,
+    value: message.value,
+    headers: message.headers,
+    reason,
+  };
+}
+
+/**
+ * Rows for valid events, an event repeated inside the batch once; `sources` holds, for each
+ * row, the index of the event it came from.
+ */
 export function planEvents(
   events: readonly VisitEvent[],
   enrich: VisitEnrichment,
-): { visits: VisitRow[]; repeated: number } {
+): { visits: VisitRow[]; repeated: number; sources: number[] } {
   const visits: VisitRow[] = [];
+  const sources: number[] = [];
   const seen = new Set<string>();
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     const id = event.id.toLowerCase();
     if (seen.has(id)) continue;
     seen.add(id);
+    sources.push(index);
     const { platform, browser } = enrich.userAgent(event.userAgent);
     visits.push({
       id,
@@ -79,7 +93,7 @@ export function planEvents(
       referrer: event.referrer,
     });
   }
-  return { visits, repeated: events.length - visits.length };
+  return { visits, repeated: events.length - visits.length, sources };
 }
 
 /** Splits rows into pieces of at most `size`, so one statement never grows without bound. */

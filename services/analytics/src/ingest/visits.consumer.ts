@@ -12,7 +12,7 @@ import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
 import type { AnalyticsConfig } from '../config';
 import { DeadLetterProducer } from './dead-letter.producer';
 import { IngestService } from './ingest.service';
-import { planBatch } from './visit-batch';
+import { planBatch, rejectedMessage, type RejectedMessage } from './visit-batch';
 import type { VisitSource } from './visit-source';
 
 export const KAFKA = Symbol('KAFKA');
@@ -32,9 +32,10 @@ function nextOffset(batch: Batch): string {
 
 /**
  * The `visits` consumer group. Each fetched batch is planned in memory (parse, User-Agent,
- * IP), stored in one transaction, its bad messages dead-lettered, and only then is its offset
- * committed; while PostgreSQL or Kafka fail, the same batch is retried, so nothing after it is
- * committed before it is stored. Partitions are processed side by side.
+ * IP), stored in one transaction (split when PostgreSQL refuses some of its events for their
+ * data), its bad messages dead-lettered, and only then is its offset committed; while
+ * PostgreSQL or Kafka fail, the same batch is retried, so nothing after it is committed
+ * before it is stored. Partitions are processed side by side.
  */
 @Injectable()
 export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnApplicationShutdown {
@@ -156,28 +157,34 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
     const finish = metrics.batchDuration.startTimer();
     const plan = planBatch(batch.messages, this.ingest.enrich);
 
+    // Events PostgreSQL refused for their data, isolated by splitting the batch: dead-lettered
+    // with the database's reason like those failing the schema, so the offset moves on.
+    let refused: RejectedMessage[] = [];
     const steps: Step[] = [];
     if (plan.visits.length > 0) {
       steps.push({
         name: 'database',
-        run: () => this.ingest.store(plan.visits, plan.repeated),
-      });
-    }
-    if (plan.rejected.length > 0) {
-      steps.push({
-        name: 'dead-letter',
         run: async () => {
-          await this.deadLetters.send(batch, plan.rejected);
-          metrics.deadLettered.inc(plan.rejected.length);
-          for (const message of plan.rejected) {
-            this.logger.warn(
-              { partition: batch.partition, offset: message.offset, reason: message.reason },
-              'visit event dead-lettered',
-            );
-          }
+          const rows = await this.ingest.storeIsolating(plan.visits, plan.repeated);
+          refused = rows.map(({ index, reason }) => rejectedMessage(plan.origins[index]!, reason));
         },
       });
     }
+    steps.push({
+      name: 'dead-letter',
+      run: async () => {
+        const letters = [...plan.rejected, ...refused];
+        if (letters.length === 0) return;
+        await this.deadLetters.send(batch, letters);
+        metrics.deadLettered.inc(letters.length);
+        for (const message of letters) {
+          this.logger.warn(
+            { partition: batch.partition, offset: message.offset, reason: message.reason },
+            'visit event dead-lettered',
+          );
+        }
+      },
+    });
     for (const step of steps) {
       // Abandoned (stopping, or the partition moved to another member): nothing is resolved
       // or committed, so the batch is fetched again from the last committed offset.
