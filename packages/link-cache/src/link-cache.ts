@@ -39,7 +39,41 @@ export function encodeLink(link: CachedLink): string {
   return `${link.expiresAt}|${link.url}`;
 }
 
-export function decodeLink(value: string | null): CacheEntry {
+export type RedirectTarget = { ok: true; location: string } | { ok: false; reason: string };
+
+/**
+ * Where a stored URL may send a browser: the serialised form of an absolute http(s) URL
+ * without control characters (CR and LF above all). Links are checked when they are
+ * created; this is for what comes back, since whoever can write to Redis can put any text
+ * under `link:{code}`.
+ */
+export function redirectTarget(url: string): RedirectTarget {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(url)) {
+    return { ok: false, reason: 'control characters' };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'not an absolute URL' };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { ok: false, reason: `scheme ${parsed.protocol.slice(0, 20)} is not http or https` };
+  }
+  return { ok: true, location: parsed.href };
+}
+
+/** A value under `link:{code}` that names a target no redirect may send a browser to. */
+export class RefusedEntry {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Reads a stored value: a link, GONE, null for no entry or an unreadable one, or a
+ * RefusedEntry for a link to anything but an http(s) URL.
+ */
+export function decodeLink(value: string | null): CacheEntry | RefusedEntry {
   if (value === null) return null;
   if (value === GONE_VALUE) return GONE;
   const separator = value.indexOf('|');
@@ -47,7 +81,8 @@ export function decodeLink(value: string | null): CacheEntry {
   const expiresAt = Number(value.slice(0, separator));
   const url = value.slice(separator + 1);
   if (!Number.isSafeInteger(expiresAt) || url === '') return null;
-  return { url, expiresAt };
+  const target = redirectTarget(url);
+  return target.ok ? { url, expiresAt } : new RefusedEntry(target.reason);
 }
 
 export const GONE_MARKER = GONE_VALUE;

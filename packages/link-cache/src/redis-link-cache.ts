@@ -3,6 +3,7 @@ import {
   decodeLink,
   encodeLink,
   GONE_MARKER,
+  RefusedEntry,
   type CacheEntry,
   type CachedLink,
   type LinkCache,
@@ -18,11 +19,26 @@ export const GONE_TTL_MS = 60_000;
  * leave a short-lived gone marker and are broadcast on a pub/sub channel so every
  * redirect instance drops its copy at once.
  */
-export class RedisLinkCache implements LinkCache {
-  constructor(private readonly redis: Redis) {}
+export interface RedisLinkCacheOptions {
+  /** Told of each value refused on reading (a link to anything but http or https). */
+  onRefused?: (code: string, reason: string) => void;
+}
 
+export class RedisLinkCache implements LinkCache {
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: RedisLinkCacheOptions = {},
+  ) {}
+
+  /**
+   * A refused value reads as unknown: the caller asks the system of record, which has the
+   * link as it was created, or answers that there is none.
+   */
   async get(code: string): Promise<CacheEntry> {
-    return decodeLink(await this.redis.get(linkKey(code)));
+    const entry = decodeLink(await this.redis.get(linkKey(code)));
+    if (!(entry instanceof RefusedEntry)) return entry;
+    this.options.onRefused?.(code, entry.reason);
+    return null;
   }
 
   async set(code: string, link: CachedLink): Promise<void> {

@@ -4,6 +4,9 @@ export const redirectConfigShape = {
   PORT: env.port(7004),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
+  OPS_PORT: env.opsPort(),
+  OPS_HOST: env.opsHost(),
   /** Shared with the other services: signs the resolve calls to the links service. */
   INTERNAL_API_SECRET: env.secret(),
   /** memory:// uses the link cache of this process (the embedded mode). */
@@ -18,6 +21,13 @@ export const redirectConfigShape = {
   /** How long an unknown code is remembered as unknown. */
   NEGATIVE_CACHE_TTL_MS: env.int(1000, 0, 60_000),
   LOCAL_CACHE_MAX_ENTRIES: env.int(100_000, 100),
+  /**
+   * Unknown codes a client (an IPv4 address, an IPv6 /64) may look up per minute, and at
+   * once: each costs a database lookup. Beyond them it gets 429 instead of the lookup;
+   * links it asks for are still served.
+   */
+  REDIRECT_MISS_BUDGET: env.int(60, 1),
+  REDIRECT_MISS_BURST: env.int(60, 1),
   /** Visits waiting for Kafka beyond this are dropped (and counted), never blocking redirects. */
   VISIT_QUEUE_MAX: env.int(200_000, 1000),
   VISIT_BATCH_MAX: env.int(2000, 1, 50_000),

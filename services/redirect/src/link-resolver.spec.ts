@@ -1,6 +1,12 @@
 import type { InternalClient } from '@shortener/chassis';
 import { GONE, type CacheEntry, type CachedLink, type LinkCache } from '@shortener/link-cache';
-import { LinkResolver, LinksUnavailableError } from './link-resolver';
+import {
+  LinkResolver,
+  LinksUnavailableError,
+  TOO_MANY_MISSES,
+  type Resolution,
+} from './link-resolver';
+import { MissBudget } from './miss-budget';
 
 class MemoryCache implements LinkCache {
   entries = new Map<string, CacheEntry>();
@@ -38,6 +44,10 @@ function linksAnswering(status: number, body?: unknown): InternalClient & { call
 }
 
 const options = { ttlMs: 1000, negativeTtlMs: 1000, maxEntries: 3 };
+
+/** The Location a resolution redirects to, if any. */
+const locationOf = (resolution: Resolution): string | undefined =>
+  resolution && resolution !== TOO_MANY_MISSES ? resolution.location : undefined;
 const future = Date.now() + 60_000;
 
 describe('LinkResolver', () => {
@@ -47,7 +57,7 @@ describe('LinkResolver', () => {
     const resolver = new LinkResolver(cache, linksAnswering(500), options);
     expect(resolver.peek('abcdefg', Date.now())).toBeUndefined();
     const link = await resolver.resolve('abcdefg');
-    expect(link?.location).toBe('https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9');
+    expect(locationOf(link)).toBe('https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9');
     expect(resolver.peek('abcdefg', Date.now())).toEqual(link);
     expect(resolver.peek('abcdefg', Date.now() + 1001)).toBeUndefined();
     expect(cache.gets).toBe(1);
@@ -57,10 +67,10 @@ describe('LinkResolver', () => {
     const cache = new MemoryCache();
     const links = linksAnswering(200, { url: 'https://example.com/', expiresAt: future });
     const resolver = new LinkResolver(cache, links, options);
-    expect((await resolver.resolve('abcdefg'))?.location).toBe('https://example.com/');
+    expect(locationOf(await resolver.resolve('abcdefg'))).toBe('https://example.com/');
     cache.failing = true;
     resolver.forget(null);
-    expect((await resolver.resolve('abcdefg'))?.location).toBe('https://example.com/');
+    expect(locationOf(await resolver.resolve('abcdefg'))).toBe('https://example.com/');
     expect(links.calls).toBe(2);
   });
 
@@ -95,5 +105,62 @@ describe('LinkResolver', () => {
     for (const code of ['bbbbbbb', 'ccccccc', 'ddddddd']) await resolver.resolve(code);
     expect(resolver.size).toBe(3);
     expect(resolver.peek('aaaaaaa', Date.now())).toBeUndefined();
+  });
+
+  it('refuses a stored URL that is not http(s), from any store, and says so', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('cached1', { url: 'javascript:alert(1)', expiresAt: future });
+    const links = linksAnswering(200, { url: 'data:text/html,x', expiresAt: future });
+    const refused: string[] = [];
+    const resolver = new LinkResolver(cache, links, {
+      ...options,
+      onRefused: (code, reason) => refused.push(`${code}: ${reason}`),
+    });
+    expect(await resolver.resolve('cached1')).toBeNull();
+    expect(await resolver.resolve('fromdb1')).toBeNull();
+    expect(refused).toEqual([
+      'cached1: scheme javascript: is not http or https',
+      'fromdb1: scheme data: is not http or https',
+    ]);
+    expect(resolver.peek('cached1', Date.now())).toBeNull();
+  });
+
+  it("spends a client's miss budget only on lookups that reach the links service and miss", async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('cached1', { url: 'https://example.com/c', expiresAt: future });
+    const links = {
+      calls: 0,
+      request(_method: string, path: string) {
+        links.calls += 1;
+        return Promise.resolve(
+          path.endsWith('/indb001')
+            ? { status: 200, body: { url: 'https://example.com/d', expiresAt: future } }
+            : { status: 404, body: {} },
+        );
+      },
+    };
+    const resolver = new LinkResolver(cache, links as unknown as InternalClient, {
+      ...options,
+      negativeTtlMs: 0,
+      ttlMs: 0,
+    });
+    const budget = new MissBudget({ perMinute: 1, burst: 2, maxClients: 10 });
+    const client = () => budget.for('192.0.2.1');
+    expect(await resolver.resolve('unknwn1', client())).toBeNull();
+    expect(locationOf(await resolver.resolve('indb001', client()))).toBe('https://example.com/d');
+    expect(await resolver.resolve('unknwn2', client())).toBeNull();
+    expect(links.calls).toBe(3);
+    // Spent: no more lookups in the links service, but the cache still answers.
+    expect(await resolver.resolve('unknwn3', client())).toBe(TOO_MANY_MISSES);
+    expect(await resolver.resolve('indb001', client())).toBe(TOO_MANY_MISSES);
+    expect(links.calls).toBe(3);
+    expect(locationOf(await resolver.resolve('cached1', client()))).toBe('https://example.com/c');
+    // Another client joining the spent one's lookup of a code gets its own answer.
+    const [spent, other] = await Promise.all([
+      resolver.resolve('indb001', client()),
+      resolver.resolve('indb001', budget.for('192.0.2.2')),
+    ]);
+    expect(spent).toBe(TOO_MANY_MISSES);
+    expect(locationOf(other)).toBe('https://example.com/d');
   });
 });

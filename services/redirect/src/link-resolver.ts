@@ -1,6 +1,7 @@
-import { GONE, type LinkCache } from '@shortener/link-cache';
+import { GONE, redirectTarget, type LinkCache } from '@shortener/link-cache';
 import type { InternalClient } from '@shortener/chassis';
 import type { ResolvedLink } from '@shortener/contracts';
+import type { MissAllowance } from './miss-budget';
 
 /** A live link as this instance redirects to it. */
 export interface LiveLink {
@@ -13,20 +14,29 @@ type LocalEntry = { link: LiveLink | null; until: number };
 
 export class LinksUnavailableError extends Error {}
 
+/** The answer to a client whose miss budget is spent, for a code only the links service knows. */
+export const TOO_MANY_MISSES = 'too many misses';
+export type Resolution = LiveLink | null | typeof TOO_MANY_MISSES;
+
+const UNLIMITED: MissAllowance = { take: () => true, refund: () => undefined };
+
 export interface ResolverOptions {
   ttlMs: number;
   negativeTtlMs: number;
   maxEntries: number;
+  /** Told of a stored URL no redirect may send a browser to (it is answered as not found). */
+  onRefused?: (code: string, reason: string) => void;
 }
 
 /**
  * Finds where a code points: this process's memory first, then the shared link cache, then
  * the links service (which refills the cache). Codes not found are remembered briefly, so
- * a flood of unknown codes does not reach Redis or the links service.
+ * a flood of unknown codes does not reach Redis or the links service; a client's misses are
+ * also limited by its allowance, taken only before asking the links service.
  */
 export class LinkResolver {
   private readonly local = new Map<string, LocalEntry>();
-  private readonly pending = new Map<string, Promise<LiveLink | null>>();
+  private readonly pending = new Map<string, Promise<Resolution>>();
 
   constructor(
     private readonly cache: LinkCache,
@@ -48,13 +58,17 @@ export class LinkResolver {
     return entry.link;
   }
 
-  resolve(code: string): Promise<LiveLink | null> {
-    // Concurrent requests for one uncached code share a single lookup.
-    let lookup = this.pending.get(code);
-    if (!lookup) {
-      lookup = this.lookUp(code).finally(() => this.pending.delete(code));
-      this.pending.set(code, lookup);
+  resolve(code: string, allowance: MissAllowance = UNLIMITED): Promise<Resolution> {
+    // Concurrent requests for one uncached code share a single lookup. One refused for its
+    // client's spent budget is no answer for the others: they look up with their own.
+    const shared = this.pending.get(code);
+    if (shared) {
+      return shared.then((found) =>
+        found === TOO_MANY_MISSES ? this.resolve(code, allowance) : found,
+      );
     }
+    const lookup = this.lookUp(code, allowance).finally(() => this.pending.delete(code));
+    this.pending.set(code, lookup);
     return lookup;
   }
 
@@ -68,7 +82,7 @@ export class LinkResolver {
     return this.local.size;
   }
 
-  private async lookUp(code: string): Promise<LiveLink | null> {
+  private async lookUp(code: string, allowance: MissAllowance): Promise<Resolution> {
     const now = Date.now();
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
@@ -79,14 +93,29 @@ export class LinkResolver {
     let found: ResolvedLink | null;
     if (entry === GONE) found = null;
     else if (entry !== null) found = entry;
-    else found = await this.fromLinksService(code);
+    else {
+      // Only here may a lookup cost the database something: here the budget is spent.
+      if (!allowance.take()) return TOO_MANY_MISSES;
+      try {
+        found = await this.fromLinksService(code);
+      } catch (error) {
+        allowance.refund();
+        throw error;
+      }
+      if (found) allowance.refund();
+    }
 
-    const link =
-      found && found.expiresAt > now
-        ? { location: new URL(found.url).href, expiresAt: found.expiresAt }
-        : null;
+    const link = found && found.expiresAt > now ? this.live(code, found) : null;
     this.remember(code, link, now);
     return link;
+  }
+
+  /** Checked once per lookup, whichever store it came from; the answer is then remembered. */
+  private live(code: string, found: ResolvedLink): LiveLink | null {
+    const target = redirectTarget(found.url);
+    if (target.ok) return { location: target.location, expiresAt: found.expiresAt };
+    this.options.onRefused?.(code, target.reason);
+    return null;
   }
 
   private async fromLinksService(code: string): Promise<ResolvedLink | null> {

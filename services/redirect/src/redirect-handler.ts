@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isShortCode } from '@shortener/contracts';
-import { LinksUnavailableError, type LinkResolver, type LiveLink } from './link-resolver';
+import {
+  LinksUnavailableError,
+  TOO_MANY_MISSES,
+  type LinkResolver,
+  type LiveLink,
+} from './link-resolver';
+import type { MissBudget } from './miss-budget';
 import type { VisitQueue } from './visit-queue';
 
 const PAGE_HEADERS = {
@@ -31,15 +37,21 @@ const UNAVAILABLE_PAGE = page(
   'Try again in a moment',
   'This short link cannot be followed right now.',
 );
+const TOO_MANY_MISSES_PAGE = page(
+  'Too many unknown links',
+  'Too many unknown short links were asked for from your address. Try again in a minute.',
+);
 
 const MAX_USER_AGENT = 1024;
 const MAX_REFERRER = 2048;
 
 export interface RedirectDeps {
   resolver: LinkResolver;
+  /** Lookups that found nothing, per client. */
+  misses: MissBudget;
   queue: VisitQueue;
   clientIp: (req: IncomingMessage) => string;
-  count: (outcome: 'redirected' | 'not_found' | 'unavailable') => void;
+  count: (outcome: 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses') => void;
   onError: (error: unknown) => void;
 }
 
@@ -48,7 +60,7 @@ export interface RedirectDeps {
  * answer is written and nothing here waits for analytics; HEAD redirects without a visit.
  */
 export function createRedirectHandler(deps: RedirectDeps) {
-  const { resolver, queue, count } = deps;
+  const { resolver, misses, queue, count } = deps;
 
   function redirect(req: IncomingMessage, res: ServerResponse, code: string, link: LiveLink): void {
     res.writeHead(302, {
@@ -91,6 +103,16 @@ export function createRedirectHandler(deps: RedirectDeps) {
     res.end(UNAVAILABLE_PAGE);
   }
 
+  function tooManyMisses(res: ServerResponse, client: string): void {
+    count('too_many_misses');
+    res.writeHead(429, {
+      ...PAGE_HEADERS,
+      'retry-after': String(misses.retryAfterSeconds(client)),
+      'content-length': TOO_MANY_MISSES_PAGE.length,
+    });
+    res.end(TOO_MANY_MISSES_PAGE);
+  }
+
   return function handle(req: IncomingMessage, res: ServerResponse, code: string): void {
     // Malformed codes never reach the cache or the links service.
     if (!isShortCode(code)) return notFound(res);
@@ -100,9 +122,13 @@ export function createRedirectHandler(deps: RedirectDeps) {
       if (known && known.expiresAt > now) return redirect(req, res, code, known);
       return notFound(res);
     }
-    resolver.resolve(code).then(
-      (link) =>
-        link && link.expiresAt > Date.now() ? redirect(req, res, code, link) : notFound(res),
+    // The client's miss budget is spent only by lookups that reach the links service.
+    const client = deps.clientIp(req);
+    resolver.resolve(code, misses.for(client)).then(
+      (link) => {
+        if (link === TOO_MANY_MISSES) return tooManyMisses(res, client);
+        return link && link.expiresAt > Date.now() ? redirect(req, res, code, link) : notFound(res);
+      },
       (error: unknown) => {
         if (!(error instanceof LinksUnavailableError)) deps.onError(error);
         unavailable(res);

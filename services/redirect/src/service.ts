@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import {
   createLogger,
   createMetrics,
-  handleOpsRequest,
+  opsRoutes,
   InternalClient,
   IN_PROCESS,
   onShutdown,
@@ -18,6 +18,7 @@ import { RedisLinkCache, sharedMemoryLinkCache, type LinkCache } from '@shortene
 import { clientIp, trustedProxies } from './client-ip';
 import { loadRedirectConfig, type RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
+import { MissBudget } from './miss-budget';
 import { createRedirectHandler } from './redirect-handler';
 import { InProcessVisitPublisher, KafkaVisitPublisher } from './visit-publishers';
 import { VisitQueue, type VisitPublisher } from './visit-queue';
@@ -26,11 +27,20 @@ const METHOD_NOT_ALLOWED = { 'content-type': 'text/plain; charset=utf-8', allow:
 
 type Step = { name: string; run: () => Promise<void> };
 
+/** Clients whose misses are counted at once (about 100 bytes each); the oldest go first. */
+const MISS_BUDGET_CLIENTS = 50_000;
+
 interface Adapter<T> {
   value: T;
   checks: ReadinessCheck[];
   /** Run at shutdown, after the visit queue has drained. */
   close: Step[];
+}
+
+/** A stored link to anything but an http(s) URL: someone wrote to the cache who should not. */
+function refusedLink(logger: Logger) {
+  return (code: string, reason: string) =>
+    logger.warn({ code, reason }, 'stored link refused: answered as not found');
 }
 
 function linkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
@@ -39,7 +49,7 @@ function linkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
   }
   const redis = createRedis(config.REDIS_URL, logger);
   return {
-    value: new RedisLinkCache(redis),
+    value: new RedisLinkCache(redis, { onRefused: refusedLink(logger) }),
     checks: [redisReadiness(redis)],
     close: [{ name: 'disconnect Redis', run: () => closeRedis(redis) }],
   };
@@ -181,8 +191,14 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
       ttlMs: config.LOCAL_CACHE_TTL_MS,
       negativeTtlMs: config.NEGATIVE_CACHE_TTL_MS,
       maxEntries: config.LOCAL_CACHE_MAX_ENTRIES,
+      onRefused: refusedLink(logger),
     },
   );
+  const misses = new MissBudget({
+    perMinute: config.REDIRECT_MISS_BUDGET,
+    burst: config.REDIRECT_MISS_BURST,
+    maxClients: MISS_BUDGET_CLIENTS,
+  });
   const unsubscribe = cache.value.subscribe((code) => resolver.forget(code));
 
   const publisher = visitPublisher(config, logger, registry);
@@ -220,10 +236,12 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
     redirected: outcomes.labels('redirected'),
     not_found: outcomes.labels('not_found'),
     unavailable: outcomes.labels('unavailable'),
+    too_many_misses: outcomes.labels('too_many_misses'),
   };
 
   const handleRedirect = createRedirectHandler({
     resolver,
+    misses,
     queue,
     clientIp: (req) => clientIp(req, proxies),
     count: (outcome) => outcomeCounters[outcome].inc(),
@@ -232,6 +250,12 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
 
   const checks = readinessChecks(cache.checks, publisher.checks, config.LINKS_URL);
   let shuttingDown = false;
+  const ops = opsRoutes(
+    'redirect',
+    { registry, checks, isShuttingDown: () => shuttingDown },
+    config,
+    logger,
+  );
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     if (url.startsWith('/r/')) {
@@ -244,9 +268,7 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
       handleRedirect(req, res, query === -1 ? url.slice(3) : url.slice(3, query));
       return;
     }
-    if (handleOpsRequest(req, res, { registry, checks, isShuttingDown: () => shuttingDown })) {
-      return;
-    }
+    if (ops.handle(req, res)) return;
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Not found');
   });
@@ -258,6 +280,7 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port }, `redirect listening on port ${port}`);
+  await ops.listen();
 
   const shutdown = onShutdown({
     logger,
@@ -282,6 +305,7 @@ export async function startRedirect(hosted = false): Promise<RunningRedirect> {
       ...publisher.close,
       { name: 'stop listening for invalidations', run: async () => (await unsubscribe)() },
       ...cache.close,
+      { name: 'close the ops port', run: () => ops.close() },
     ],
   });
   return { port, server, shutdown };

@@ -1,0 +1,111 @@
+import { isIP } from 'node:net';
+
+/** What one lookup may spend: a token taken before asking the links service, given back on a hit. */
+export interface MissAllowance {
+  /** False when the client has nothing left: the lookup is not made. */
+  take(): boolean;
+  refund(): void;
+}
+
+export interface MissBudgetOptions {
+  /** Misses a client may have per minute, over time. */
+  perMinute: number;
+  /** Misses a client may have at once. */
+  burst: number;
+  /** Clients remembered; the least recently seen is forgotten first. */
+  maxClients: number;
+}
+
+interface Bucket {
+  tokens: number;
+  filledAt: number;
+}
+
+/**
+ * The client an address belongs to: an IPv4 address, or an IPv6 /64 (one subscriber's
+ * network: counting per address would give each of them 2^64 budgets).
+ */
+export function clientKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.split('%')[0]!.split('::');
+  const groups = (part: string | undefined): string[] => {
+    if (!part) return [];
+    const pieces = part.split(':');
+    // A trailing dotted IPv4 part holds the last two groups; they are never in the /64.
+    return pieces.flatMap((piece) => (piece.includes('.') ? ['0', '0'] : [piece]));
+  };
+  const first = groups(head);
+  const last = groups(tail);
+  const all =
+    tail === undefined
+      ? first
+      : [...first, ...new Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  return `${all
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/**
+ * A budget of misses (lookups that found no link) per client: a token bucket per client,
+ * `burst` deep and refilled at `perMinute`, kept in this process in a bounded LRU so that
+ * neither a flood of addresses nor the bookkeeping costs much. Only lookups that reach the
+ * links service (the database) take from it; links found give their token back.
+ */
+export class MissBudget {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly perMs: number;
+
+  constructor(private readonly options: MissBudgetOptions) {
+    this.perMs = options.perMinute / 60_000;
+  }
+
+  /** The allowance of the client at this address, for one lookup. */
+  for(address: string): MissAllowance {
+    const key = clientKey(address);
+    return {
+      take: () => {
+        const bucket = this.fill(key, Date.now());
+        if (bucket.tokens < 1) return false;
+        bucket.tokens -= 1;
+        return true;
+      },
+      refund: () => {
+        const bucket = this.buckets.get(key);
+        if (bucket) bucket.tokens = Math.min(this.options.burst, bucket.tokens + 1);
+      },
+    };
+  }
+
+  /** Whole seconds until the client at this address may miss again, for Retry-After. */
+  retryAfterSeconds(address: string): number {
+    const bucket = this.buckets.get(clientKey(address));
+    const missing = bucket ? 1 - bucket.tokens : 0;
+    return Math.max(1, Math.ceil(missing / this.perMs / 1000));
+  }
+
+  get clients(): number {
+    return this.buckets.size;
+  }
+
+  private fill(key: string, now: number): Bucket {
+    let bucket = this.buckets.get(key);
+    if (bucket) {
+      // Re-inserted: a Map iterates in insertion order, so its first key is the least recent.
+      this.buckets.delete(key);
+      bucket.tokens = Math.min(
+        this.options.burst,
+        bucket.tokens + (now - bucket.filledAt) * this.perMs,
+      );
+      bucket.filledAt = now;
+    } else {
+      if (this.buckets.size >= this.options.maxClients) {
+        const oldest = this.buckets.keys().next();
+        if (!oldest.done) this.buckets.delete(oldest.value);
+      }
+      bucket = { tokens: this.options.burst, filledAt: now };
+    }
+    this.buckets.set(key, bucket);
+    return bucket;
+  }
+}
