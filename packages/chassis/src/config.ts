@@ -66,6 +66,10 @@ function oneOf(words: readonly string[]): string {
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   host: (fallback = '0.0.0.0') => z.string().min(1).default(fallback),
+  /** OPS_PORT: unset unless given; see OpsConfig. */
+  opsPort: () => z.coerce.number().int().min(1).max(65535).optional(),
+  /** OPS_HOST: unset unless given (the ops port then listens on HOST). */
+  opsHost: () => z.string().min(1).optional(),
   url: (protocols: readonly string[], fallback?: string) => {
     const schema = z.string().refine(
       (value) => {

@@ -1,6 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { checkReadiness, type ReadinessCheck } from './readiness';
+import { ConfigError } from './config';
+import { throttledReadiness, type ReadinessCheck } from './readiness';
 
 export interface OpsEndpoints {
   registry: Registry;
@@ -8,37 +10,122 @@ export interface OpsEndpoints {
   isShuttingDown: () => boolean;
 }
 
+/** The variables every service reads for its ops endpoints (see env.opsPort, env.opsHost). */
+export interface OpsConfig {
+  HOST: string;
+  /** Set: /readyz and /metrics answer on this port only, never on PORT. */
+  OPS_PORT?: number | undefined;
+  /** Where the ops port listens; the service's HOST when unset. */
+  OPS_HOST?: string | undefined;
+}
+
+/** Headers a proxy adds: a request carrying one came from further away than its peer. */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
+
 /**
- * /healthz, /readyz and /metrics for a plain node:http server. Returns false for any other
- * path so the caller goes on with its own routes.
+ * Whether the request comes straight from this machine: its socket's peer is a loopback
+ * address (127.0.0.0/8, ::1, or either written as IPv4-mapped IPv6) and it carries no
+ * forwarding header, so no proxy on this machine passed it on from outside.
  */
-export function handleOpsRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
+export function isDirectLoopbackPeer(req: IncomingMessage): boolean {
+  const peer = req.socket.remoteAddress ?? '';
+  const loopback = peer === '::1' || peer.startsWith('127.') || peer.startsWith('::ffff:127.');
+  return loopback && FORWARDING_HEADERS.every((name) => req.headers[name] === undefined);
+}
+
+/**
+ * Whether /readyz and /metrics are answered to this request on the service's own port:
+ * only without OPS_PORT, and only to a direct loopback peer (the embedded host, a health
+ * check inside the container, an operator on the machine). Everyone else gets 404.
+ */
+export function opsServedOnMainPort(req: IncomingMessage, config: OpsConfig): boolean {
+  return config.OPS_PORT === undefined && isDirectLoopbackPeer(req);
+}
+
+export interface OpsRoutes {
+  /**
+   * For the service's own port: /healthz to anyone; /readyz and /metrics as
+   * opsServedOnMainPort says. Returns false when it did not answer, so the caller goes on
+   * with its own routes (and its own 404).
+   */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Opens the ops port when OPS_PORT is set; resolves with its number, or undefined. */
+  listen(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * /healthz, /readyz and /metrics for a service: on its own port for loopback callers, or on
+ * a separate ops port (a small node:http listener) when OPS_PORT is set. /readyz is
+ * throttled: a flood of calls costs at most one round of checks a second.
+ */
+export function opsRoutes(
+  service: string,
   ops: OpsEndpoints,
-): boolean {
-  const path = req.url?.split('?', 1)[0];
-  if (path === '/healthz') {
-    sendJson(res, 200, { status: 'ok' });
+  config: OpsConfig,
+  logger: Logger,
+): OpsRoutes {
+  const readiness = throttledReadiness(ops.checks);
+  let server: Server | undefined;
+
+  const answer = (req: IncomingMessage, res: ServerResponse, everything: boolean): boolean => {
+    const path = req.url?.split('?', 1)[0];
+    if (path === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+      return true;
+    }
+    if (path !== '/readyz' && path !== '/metrics') return false;
+    if (!everything && !opsServedOnMainPort(req, config)) return false;
+    if (path === '/readyz') {
+      void readiness(ops.isShuttingDown()).then((report) =>
+        sendJson(res, report.ready ? 200 : 503, report),
+      );
+    } else {
+      void ops.registry.metrics().then(
+        (body) => {
+          res.writeHead(200, { 'content-type': ops.registry.contentType });
+          res.end(body);
+        },
+        () => sendJson(res, 500, { message: 'metrics unavailable' }),
+      );
+    }
     return true;
-  }
-  if (path === '/readyz') {
-    void checkReadiness(ops.checks, ops.isShuttingDown()).then((report) =>
-      sendJson(res, report.ready ? 200 : 503, report),
-    );
-    return true;
-  }
-  if (path === '/metrics') {
-    void ops.registry.metrics().then(
-      (body) => {
-        res.writeHead(200, { 'content-type': ops.registry.contentType });
-        res.end(body);
-      },
-      () => sendJson(res, 500, { message: 'metrics unavailable' }),
-    );
-    return true;
-  }
-  return false;
+  };
+
+  return {
+    handle: (req, res) => answer(req, res, false),
+    async listen() {
+      if (config.OPS_PORT === undefined) return undefined;
+      const host = config.OPS_HOST ?? config.HOST;
+      const listening = createServer((req, res) => {
+        if (!answer(req, res, true)) sendJson(res, 404, { message: 'Not found' });
+      });
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', (error: NodeJS.ErrnoException) =>
+          reject(
+            new ConfigError(service, [
+              `OPS_PORT: cannot listen on ${host}:${config.OPS_PORT} (${error.code ?? error.message})`,
+            ]),
+          ),
+        );
+        listening.listen(config.OPS_PORT, host, () => resolve());
+      });
+      server = listening;
+      const address = listening.address();
+      const port = typeof address === 'object' && address ? address.port : config.OPS_PORT;
+      logger.info({ opsPort: port }, `${service} serves /readyz and /metrics on port ${port}`);
+      return port;
+    },
+    async close() {
+      const listening = server;
+      if (!listening) return;
+      server = undefined;
+      await new Promise<void>((resolve) => {
+        listening.close(() => resolve());
+        listening.closeAllConnections();
+      });
+    },
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -48,3 +48,35 @@ export async function checkReadiness(
   if (shuttingDown) report['shutdown'] = 'shutting down';
   return { ready: !shuttingDown && !results.some(({ blocks }) => blocks), checks: report };
 }
+
+export interface ThrottledReadiness {
+  /** The report of the last round of checks, or of a new round when it is older than maxAgeMs. */
+  (shuttingDown?: boolean): Promise<ReadinessReport>;
+}
+
+/**
+ * checkReadiness for an endpoint anyone may call often: concurrent calls share the round
+ * in flight, and a finished round answers for `maxAgeMs`, so a flood of /readyz costs at
+ * most one round of backend calls a second. Shutting down is never cached: it shows at once.
+ */
+export function throttledReadiness(
+  checks: readonly ReadinessCheck[],
+  { maxAgeMs = 1000, now = Date.now }: { maxAgeMs?: number; now?: () => number } = {},
+): ThrottledReadiness {
+  let round: Promise<ReadinessReport> | undefined;
+  let finishedAt: number | undefined;
+  const fresh = (): Promise<ReadinessReport> => {
+    if (round && (finishedAt === undefined || now() - finishedAt < maxAgeMs)) return round;
+    finishedAt = undefined;
+    const current = checkReadiness(checks).finally(() => {
+      if (round === current) finishedAt = now();
+    });
+    round = current;
+    return current;
+  };
+  return async (shuttingDown = false) => {
+    const report = await fresh();
+    if (!shuttingDown) return report;
+    return { ready: false, checks: { ...report.checks, shutdown: 'shutting down' } };
+  };
+}

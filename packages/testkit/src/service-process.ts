@@ -12,6 +12,11 @@ export interface ServiceProcess {
   name: string;
   url: string;
   port: number;
+  /**
+   * Where /readyz and /metrics answer this test: the ops port when OPS_PORT is given,
+   * otherwise the service's own port (the tests call from loopback, not through a proxy).
+   */
+  opsUrl: string;
   child: ChildProcess;
   /** Resolves with the exit code when the process ends. */
   exited: Promise<number | null>;
@@ -38,13 +43,14 @@ export function serviceNodeOptions(
 
 /**
  * Starts a built service (services/<name>/dist/main.js) as its own process, as the stack
- * runner does, and waits until it answers /healthz.
+ * runner does, and waits until it answers /healthz. It listens on 127.0.0.1 unless `host`
+ * says otherwise (0.0.0.0 to be reached from another address of this machine).
  */
 export async function startService(
   name: ServiceName,
   port: number,
   env: NodeJS.ProcessEnv,
-  { waitForHealth = true } = {},
+  { waitForHealth = true, host = '127.0.0.1' } = {},
 ): Promise<ServiceProcess> {
   const entry = path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
   const child = spawn(process.execPath, [entry], {
@@ -54,7 +60,7 @@ export async function startService(
       ...env,
       NODE_OPTIONS: serviceNodeOptions(name, { ...process.env, ...env }),
       PORT: String(port),
-      HOST: '127.0.0.1',
+      HOST: host,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,6 +73,7 @@ export async function startService(
     name,
     url,
     port,
+    opsUrl: env['OPS_PORT'] ? `http://127.0.0.1:${env['OPS_PORT']}` : url,
     child,
     exited,
     output: () => output,

@@ -6,6 +6,9 @@ export const gatewayConfigShape = {
   PORT: env.port(8080),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
+  OPS_PORT: env.opsPort(),
+  OPS_HOST: env.opsHost(),
   /** Signs the internal calls to the services, which check it. */
   INTERNAL_API_SECRET: env.secret(),
   /** Rate-limit counters; memory:// keeps them in this process (the embedded mode). */

@@ -4,6 +4,9 @@ export const linksConfigShape = {
   PORT: env.port(7002),
   HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
+  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
+  OPS_PORT: env.opsPort(),
+  OPS_HOST: env.opsHost(),
   /** Shared with the gateway: signs and checks internal calls. */
   INTERNAL_API_SECRET: env.secret(),
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),

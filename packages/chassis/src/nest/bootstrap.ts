@@ -7,10 +7,12 @@ import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Request, Response, NextFunction } from 'express';
 import { createLogger, type Logger } from '../logger';
 import { createMetrics, type ServiceMetrics } from '../metrics';
+import { opsRoutes, type OpsConfig } from '../ops-http';
+import type { ReadinessCheck } from '../readiness';
 import { onShutdown } from '../shutdown';
 import { exitOnStartupError } from '../startup';
 import { ChassisModule } from './chassis.module';
-import type { Lifecycle } from './tokens';
+import { READINESS_CHECKS, type Lifecycle } from './tokens';
 
 export interface NestServiceOptions<
   Config extends { PORT: number; HOST: string; LOG_LEVEL: string },
@@ -85,6 +87,23 @@ export async function startNestService<
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : config.PORT;
     logger.info({ port: boundPort }, `${options.service} listening on port ${boundPort}`);
+    // With OPS_PORT, /readyz and /metrics move to their own port (OpsController then
+    // refuses them on this one).
+    const opsConfig: OpsConfig = config;
+    const ops = opsRoutes(
+      options.service,
+      {
+        registry: metrics.registry,
+        checks:
+          opsConfig.OPS_PORT === undefined
+            ? []
+            : app.get<symbol, ReadinessCheck[]>(READINESS_CHECKS, { strict: false }),
+        isShuttingDown: () => lifecycle.shuttingDown,
+      },
+      opsConfig,
+      logger,
+    );
+    await ops.listen();
 
     const shutdown = onShutdown({
       logger,
@@ -99,6 +118,8 @@ export async function startNestService<
           },
         },
         { name: 'close connections', run: () => app.close() },
+        // Last: readiness keeps saying "shutting down" while the rest drains.
+        { name: 'close the ops port', run: () => ops.close() },
       ],
     });
     return { app, logger, metrics, port: boundPort, shutdown };

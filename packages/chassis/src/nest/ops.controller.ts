@@ -1,17 +1,42 @@
-import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { checkReadiness, type ReadinessCheck } from '../readiness';
+import {
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { opsServedOnMainPort, type OpsConfig } from '../ops-http';
+import { throttledReadiness, type ReadinessCheck, type ThrottledReadiness } from '../readiness';
 import type { ServiceMetrics } from '../metrics';
-import { LIFECYCLE, READINESS_CHECKS, SERVICE_METRICS, type Lifecycle } from './tokens';
+import {
+  LIFECYCLE,
+  READINESS_CHECKS,
+  SERVICE_CONFIG,
+  SERVICE_METRICS,
+  type Lifecycle,
+} from './tokens';
 
-/** /healthz (alive), /readyz (dependencies answer) and Prometheus /metrics. */
+/**
+ * /healthz (alive) for anyone; /readyz (dependencies answer) and Prometheus /metrics on the
+ * service's own port only to a direct loopback peer and only without OPS_PORT (then the
+ * chassis serves them on the ops port): anyone else gets the 404 of a route that is not there.
+ */
 @Controller()
 export class OpsController {
+  private readonly readiness: ThrottledReadiness;
+
   constructor(
-    @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
+    @Inject(READINESS_CHECKS) checks: ReadinessCheck[],
     @Inject(SERVICE_METRICS) private readonly metrics: ServiceMetrics,
     @Inject(LIFECYCLE) private readonly lifecycle: Lifecycle,
-  ) {}
+    @Inject(SERVICE_CONFIG) private readonly config: OpsConfig,
+  ) {
+    this.readiness = throttledReadiness(checks);
+  }
 
   @Get('healthz')
   @HttpCode(200)
@@ -22,13 +47,21 @@ export class OpsController {
 
   @Get('readyz')
   @Header('cache-control', 'no-store')
-  async ready(@Res() res: Response): Promise<void> {
-    const report = await checkReadiness(this.checks, this.lifecycle.shuttingDown);
+  async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
+    this.refuseStrangers(req);
+    const report = await this.readiness(this.lifecycle.shuttingDown);
     res.status(report.ready ? 200 : 503).json(report);
   }
 
   @Get('metrics')
-  async metricsText(@Res() res: Response): Promise<void> {
+  async metricsText(@Req() req: Request, @Res() res: Response): Promise<void> {
+    this.refuseStrangers(req);
     res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  }
+
+  private refuseStrangers(req: Request): void {
+    if (!opsServedOnMainPort(req, this.config)) {
+      throw new NotFoundException(`Cannot ${req.method} ${req.originalUrl}`);
+    }
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { SESSION_COOKIE } from '@shortener/contracts';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
 import type { GatewayConfig } from '../config';
-import { clientAddress } from '../edge/client-address';
+import { clientKey } from '../edge/client-address';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { SessionResolver } from '../session/session-resolver';
 import { upstreamProxy } from './upstream-proxy';
@@ -49,7 +49,7 @@ export class SignInRateLimitMiddleware implements NestMiddleware {
   constructor(@Inject(RateLimitService) private readonly limits: RateLimitService) {}
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    await this.limits.enforce('sign-in', clientAddress(req), res);
+    await this.limits.enforce('sign-in', clientKey(req), res);
     next();
   }
 }

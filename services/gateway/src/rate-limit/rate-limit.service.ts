@@ -39,8 +39,9 @@ function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
 
 /**
  * Applies the configured limits: past one, 429 with Retry-After and a message the page
- * shows. When the counter store cannot answer, requests pass: the limiter protects the
- * service, it must not become the reason it is down.
+ * shows. While Redis is away the limiter counts in this process (FallbackRateLimiter);
+ * should a limiter still fail, requests pass: the limiter protects the service, it must
+ * not become the reason it is down.
  */
 @Injectable()
 export class RateLimitService {
@@ -56,7 +57,10 @@ export class RateLimitService {
     this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
   }
 
-  /** Counts one request of `subject` (an address or a user id); throws 429 past the limit. */
+  /**
+   * Counts one request of `subject` (a user id, or clientKey(req) for an address); throws
+   * 429 past the limit.
+   */
   async enforce(bucket: RateLimitBucket, subject: string, res: Response): Promise<void> {
     const policy = this.policies[bucket];
     let decision;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { SessionUser } from '@shortener/contracts';
-import { clientAddress } from '../edge/client-address';
+import { clientKey } from '../edge/client-address';
 import { RateLimitService } from './rate-limit.service';
 
 /**
@@ -17,7 +17,7 @@ export class ShortenRateLimitGuard implements CanActivate {
     const req = http.getRequest<Request & { user?: SessionUser | null }>();
     const res = http.getResponse<Response>();
     if (req.user) await this.limits.enforce('shorten-signed-in', req.user.id, res);
-    else await this.limits.enforce('shorten-anonymous', clientAddress(req), res);
+    else await this.limits.enforce('shorten-anonymous', clientKey(req), res);
     return true;
   }
 }
