@@ -48,6 +48,9 @@ function containerPort(container: Container, port: number | string): number | un
   )?.containerPort;
 }
 
+/** A service's /readyz and /metrics port: the container port named ops, which OPS_PORT sets. */
+const OPS_PORT_NAME = 'ops';
+
 describe.each(overlays())('the %s overlay', (overlay) => {
   let objects: Manifest[];
   let deployments: Deployment[];
@@ -124,9 +127,10 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(names).toEqual([...SERVICES, 'frontend'].sort());
   });
 
-  it('probes /healthz for liveness and start-up, /readyz for readiness, on a declared port', () => {
+  it('probes /healthz for liveness and start-up, /readyz for readiness, on a declared port (a service’s ops port)', () => {
     const problems: string[] = [];
     for (const deployment of deployments) {
+      const service = isService(deployment.metadata.name);
       for (const container of podSpec(deployment).containers) {
         const where = `${describeObject(deployment)} ${container.name}`;
         const probes = {
@@ -138,8 +142,46 @@ describe.each(overlays())('the %s overlay', (overlay) => {
           if (probe?.path !== path) problems.push(`${where}: ${kind} probe is not GET ${path}`);
           else if (containerPort(container, probe.port) === undefined) {
             problems.push(`${where}: ${kind} probe port ${probe.port} is not a container port`);
+          } else if (
+            service &&
+            containerPort(container, probe.port) !== containerPort(container, OPS_PORT_NAME)
+          ) {
+            problems.push(`${where}: ${kind} probe port ${probe.port} is not the ops port`);
           }
         }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('serves each service’s /readyz and /metrics on its ops port (OPS_PORT), where Prometheus scrapes', () => {
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      if (!isService(deployment.metadata.name)) continue;
+      const where = describeObject(deployment);
+      const container = podSpec(deployment).containers[0]!;
+      const opsPort = containerPort(container, OPS_PORT_NAME);
+      const environment = environmentOf(container, problems);
+      if (opsPort === undefined)
+        problems.push(`${where}: no container port named ${OPS_PORT_NAME}`);
+      else if (opsPort === containerPort(container, 'http')) {
+        problems.push(`${where}: the ops port is the service's own port`);
+      }
+      if (environment.get('OPS_PORT') !== String(opsPort)) {
+        problems.push(
+          `${where}: OPS_PORT=${environment.get('OPS_PORT')}, the ops port is ${opsPort}`,
+        );
+      }
+      const annotations = deployment.spec!.template.metadata?.annotations ?? {};
+      const scrape = [
+        annotations['prometheus.io/scrape'],
+        annotations['prometheus.io/port'],
+        annotations['prometheus.io/path'],
+      ];
+      if (scrape.join(' ') !== `true ${opsPort} /metrics`) {
+        problems.push(
+          `${where}: Prometheus scrapes ${scrape.join(' ')}, not /metrics on ${opsPort}`,
+        );
       }
     }
     expect(problems).toEqual([]);
@@ -269,14 +311,41 @@ describe.each(overlays())('the %s overlay', (overlay) => {
           (policy.spec!.policyTypes ?? ['Ingress']).includes(type),
       );
 
-    /** Who may connect to a Deployment's pods: Deployment names, "outside" or "anyone". */
-    const allowedSources = (name: string): string[] => {
+    /** Whether an ingress or egress rule's ports let a connection to the container's port through. */
+    const coversPort = (
+      ports: { port?: number | string }[] | undefined,
+      container: Container,
+      port: number | string,
+    ): boolean =>
+      ports === undefined ||
+      ports.some(
+        (allowed) =>
+          allowed.port === undefined ||
+          containerPort(container, allowed.port) === containerPort(container, port),
+      );
+
+    /**
+     * Who may connect to a Deployment's pods on a port (its first, the service's own, unless
+     * named): Deployment names, "outside" or "anyone"; with `namespaces`, a namespace
+     * selector shows as "namespace <name>".
+     */
+    const allowedSources = (
+      name: string,
+      port?: number | string,
+      { namespaces = false } = {},
+    ): string[] => {
       const sources = new Set<string>();
+      const container = podSpec(deploymentOf(name)).containers[0]!;
+      const target = port ?? container.ports![0]!.containerPort;
       for (const policy of policiesOf(name, 'Ingress')) {
         for (const rule of policy.spec!.ingress ?? []) {
+          if (!coversPort(rule.ports, container, target)) continue;
           if ((rule.from ?? []).length === 0) sources.add('anyone');
           for (const peer of rule.from ?? []) {
-            if (peer.ipBlock || peer.namespaceSelector) sources.add('outside');
+            const namespace = peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
+            if (namespaces && namespace && !peer.podSelector) {
+              sources.add(`namespace ${namespace}`);
+            } else if (peer.ipBlock || peer.namespaceSelector) sources.add('outside');
             else if (peer.podSelector) {
               for (const source of selectedDeployments(peer.podSelector)) {
                 sources.add(source.metadata.name);
@@ -338,6 +407,18 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       // The gateway forwards /r/ too, where no Ingress sends it straight there.
       expect(allowedSources('redirect')).toEqual(['gateway', 'outside']);
       expect(mayConnect('gateway', 'redirect')).toBe(true);
+    });
+
+    it('let only the monitoring namespace reach each service’s ops port', () => {
+      const sources = Object.fromEntries(
+        SERVICES.map((name) => [
+          name,
+          allowedSources(name, OPS_PORT_NAME, { namespaces: true }).join(', '),
+        ]),
+      );
+      expect(sources).toEqual(
+        Object.fromEntries(SERVICES.map((name) => [name, 'namespace monitoring'])),
+      );
     });
 
     it('let every pod resolve names', () => {
