@@ -93,6 +93,9 @@ async function main() {
         PORT: String(port),
         // Only the gateway faces the network; the others listen on loopback.
         HOST: name === 'gateway' ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
+        // /readyz and /metrics answer loopback callers on each service's port; OPS_PORT, if
+        // given, moves the gateway's to that port (one port cannot serve five processes).
+        OPS_PORT: name === 'gateway' ? (env.OPS_PORT ?? '') : '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -82,6 +82,7 @@ async function databaseReady(name: string, port: number): Promise<void> {
 async function main(): Promise<void> {
   const publicPort = Number(env['PORT'] ?? 8080);
   const publicHost = env['HOST'] ?? '0.0.0.0';
+  const opsPort = env['OPS_PORT'] ?? '';
   const dataDir = path.resolve(env['DATA_DIR'] ?? '.data');
   const googleConfigured = Boolean(env['GOOGLE_CLIENT_ID'] && env['GOOGLE_CLIENT_SECRET']);
   if (env['NODE_ENV'] === 'production' && !googleConfigured) {
@@ -135,6 +136,9 @@ async function main(): Promise<void> {
   ): Promise<void> => {
     env['PORT'] = '0';
     env['HOST'] = '127.0.0.1';
+    // One ops port cannot serve every service: the internal ones answer /readyz to this
+    // process on their loopback port (databaseReady), and OPS_PORT is the gateway's.
+    env['OPS_PORT'] = '';
     const running = await start(true);
     stops.push({ name, stop: (reason) => running.shutdown(reason) });
     env[variable] = `http://127.0.0.1:${running.port}`;
@@ -148,6 +152,7 @@ async function main(): Promise<void> {
 
   env['PORT'] = String(publicPort);
   env['HOST'] = publicHost;
+  env['OPS_PORT'] = opsPort;
   const gateway = await startGateway(true);
   stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
 
