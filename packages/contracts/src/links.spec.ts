@@ -1,5 +1,5 @@
 import { createLinkRequestSchema } from './internal';
-import { checkTargetUrl, isShortCode, parseExpiryDays } from './links';
+import { checkTargetUrl, ipv6Groups, isLoopbackHost, isShortCode, parseExpiryDays } from './links';
 
 describe('parseExpiryDays', () => {
   it.each([
@@ -54,6 +54,86 @@ describe('checkTargetUrl', () => {
     const result = checkTargetUrl(url, own);
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.message).toContain(message);
+  });
+});
+
+describe('checkTargetUrl: no short links of this service, however spelled', () => {
+  const own = ['sho.rt', '203.0.113.5:8080'];
+
+  it.each([
+    'http://localhost/',
+    'http://localhost:3000/anything',
+    'http://LOCALHOST./r/abcdefg',
+    'http://%6c%6fcalhost/r/abcdefg',
+    'http://app.localhost:8080/r/abcdefg',
+    'http://localhost.localdomain/r/abcdefg',
+    'http://127.0.0.1/r/abcdefg',
+    'http://127.1:8080/r/abcdefg',
+    'http://127.0.0.1./r/abcdefg',
+    'http://0x7f000001/r/abcdefg',
+    'http://0x7f.0.0.1/r/abcdefg',
+    'http://0177.0.0.1/r/abcdefg',
+    'http://2130706433/r/abcdefg',
+    'http://１２７.0.0.1/r/abcdefg',
+    'http://127.255.255.254/',
+    'http://0/r/abcdefg',
+    'http://0.0.0.0:8080/r/abcdefg',
+    'http://[::1]/r/abcdefg',
+    'http://[0:0:0:0:0:0:0:1]:8080/r/abcdefg',
+    'http://[::]/r/abcdefg',
+    'http://[::ffff:127.0.0.1]/r/abcdefg',
+    'http://[::ffff:7f00:1]/r/abcdefg',
+    'http://[::127.0.0.1]/r/abcdefg',
+    'http://[::ffff:0.0.0.0]/r/abcdefg',
+    'https://sho.rt:8443/r/abcdefg',
+    'http://203.0.113.5/r/abcdefg',
+    'http://3405803781:8080/r/abcdefg',
+    'http://[::ffff:203.0.113.5]:8080/r/abcdefg',
+    'http://0xcb.0.113.5/r/abcdefg',
+  ])('refuses %s', (url) => {
+    expect(checkTargetUrl(url, own)).toEqual({
+      ok: false,
+      message: 'Short links of this service cannot be shortened again.',
+    });
+  });
+
+  it.each([
+    'http://128.0.0.1/',
+    'http://126.255.255.255/',
+    'http://1.0.0.0/',
+    'https://localhost.example.com/',
+    'https://notlocalhost/',
+    'https://127.0.0.1.example.com/',
+    'http://[::1:2:3]/',
+    'http://[::ffff:8.8.8.8]/',
+    'http://[2001:db8::1]/',
+    'https://203.0.113.6:8080/',
+    'https://sho.rt.example/r/abcdefg',
+  ])('accepts %s', (url) => {
+    expect(checkTargetUrl(url, own)).toEqual({ ok: true, url });
+  });
+});
+
+describe('isLoopbackHost and ipv6Groups', () => {
+  it('reads IPv6 in every notation', () => {
+    expect(ipv6Groups('[::1]')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('2001:db8::ffff:1.2.3.4')).toEqual([
+      0x2001, 0xdb8, 0, 0, 0, 0xffff, 0x102, 0x304,
+    ]);
+    expect(ipv6Groups('fe80::1%eth0')).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const bad of ['1:2:3', '1::2::3', 'x::1', '1:2:3:4:5:6:7:8::', 'localhost']) {
+      expect(ipv6Groups(bad)).toBeNull();
+    }
+  });
+
+  it('knows the loopback and unspecified hosts as a URL parser writes them', () => {
+    for (const host of ['localhost', 'a.localhost', '127.0.0.53', '0.0.0.0', '[::1]', '[::]']) {
+      expect(isLoopbackHost(host)).toBe(true);
+    }
+    for (const host of ['example.com', '10.0.0.1', '[2001:db8::1]', '[::ffff:a00:1]']) {
+      expect(isLoopbackHost(host)).toBe(false);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { memoryLinkCacheProvider, redisLinkCacheProvider } from './link-cache.provider';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
+import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 
 @Module({})
@@ -13,6 +14,7 @@ export class LinksModule {
       providers: [
         cache === 'redis' ? redisLinkCacheProvider : memoryLinkCacheProvider,
         LinksService,
+        OwnHostsService,
         RemovalsService,
       ],
     };

@@ -19,9 +19,9 @@ import {
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis/database';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
-import { ownHosts, type LinksConfig } from '../config';
+import { SERVICE_LOGGER } from '@shortener/chassis/nest';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 import { generateShortCode } from './short-code';
 
@@ -46,20 +46,16 @@ function toInternal(row: LinkRow): InternalLink {
 /** Links: the system of record for every short link, written through to the link cache. */
 @Injectable()
 export class LinksService {
-  private readonly hosts: string[];
-
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
     @Inject(LINK_CACHE) private readonly cache: LinkCache,
     @Inject(RemovalsService) private readonly removals: RemovalsService,
-    @Inject(SERVICE_CONFIG) config: LinksConfig,
+    @Inject(OwnHostsService) private readonly own: OwnHostsService,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {
-    this.hosts = ownHosts(config);
-  }
+  ) {}
 
   async create(caller: CallerIdentity, rawUrl: unknown, rawDays: unknown): Promise<InternalLink> {
-    const target = checkTargetUrl(rawUrl, this.hosts);
+    const target = checkTargetUrl(rawUrl, this.own.hosts);
     if (!target.ok) throw new BadRequestException(target.message);
     const days = parseExpiryDays(rawDays);
     if (caller.userId === null && days > ANONYMOUS_MAX_EXPIRY_DAYS) {
