@@ -221,7 +221,11 @@ describe('sign-in through the gateway', () => {
     const session = browser.cookie(SESSION_COOKIE)!.value;
     expect((await browser.api(`${stack.url}/api/user`)).status).toBe(200);
 
-    const response = await browser.fetch(`${stack.url}/logout`);
+    // The web app's 'Sign out' button: a form POST from our own origin.
+    const response = await browser.fetch(`${stack.url}/logout`, {
+      method: 'POST',
+      headers: { origin: stack.url },
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe('/');
     expect(browser.cookie(SESSION_COOKIE)).toBeUndefined();

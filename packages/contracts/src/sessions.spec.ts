@@ -1,4 +1,4 @@
-import { safeReturnPath, signInLink } from './sessions';
+import { safeReturnPath, sessionCookieName, signInLink } from './sessions';
 
 describe('safeReturnPath', () => {
   it.each([
@@ -45,5 +45,12 @@ describe('signInLink', () => {
   it('encodes the path it returns to', () => {
     expect(signInLink('/profile/abc?x=1&y=2')).toBe('/login?from=%2Fprofile%2Fabc%3Fx%3D1%26y%3D2');
     expect(signInLink('//evil.example')).toBe('/login?from=%2F');
+  });
+});
+
+describe('sessionCookieName', () => {
+  it('is __Host-sid behind https and sid over plain http', () => {
+    expect(sessionCookieName(true)).toBe('__Host-sid');
+    expect(sessionCookieName(false)).toBe('sid');
   });
 });

@@ -6,6 +6,17 @@ import { z } from 'zod';
  * the gateway resolves the cookie through the auth service's internal API.
  */
 export const SESSION_COOKIE = 'sid';
+/**
+ * The session cookie's name when the public origin is https: browsers accept a `__Host-`
+ * cookie only with Secure, Path=/ and no Domain, so no subdomain or plain-http page can
+ * set or shadow it.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-sid';
+
+/** The session cookie's name: `__Host-sid` behind https, `sid` over plain http. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 /** 32 random bytes, base64url: anything else is forged and never reaches the database. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -8,6 +8,7 @@ describe('loadAuthConfig', () => {
     const config = loadAuthConfig(base);
     expect(config.google).toBeNull();
     expect(config.SESSION_TTL_DAYS).toBe(30);
+    expect(config.SESSION_IDLE_DAYS).toBe(7);
     expect(config.secureCookies).toBe(false);
   });
 
@@ -54,5 +55,27 @@ describe('loadAuthConfig', () => {
     expect(() => loadAuthConfig({ ...base, GOOGLE_TOKEN_URL: 'ftp://x' })).toThrow(
       /GOOGLE_TOKEN_URL: must be a http or https URL/,
     );
+  });
+
+  it.each(['production', 'Production', 'PRODUCTION', 'prod', 'Prod', ' production '])(
+    'refuses the local sign-in when NODE_ENV=%j',
+    (nodeEnv) => {
+      expect(() => loadAuthConfig({ ...base, LOCAL_SIGN_IN: 'true', NODE_ENV: nodeEnv })).toThrow(
+        /LOCAL_SIGN_IN: the local sign-in is only for trying the product/,
+      );
+    },
+  );
+
+  it.each([undefined, 'development', 'test', 'preproduction', 'producer'])(
+    'allows the local sign-in when NODE_ENV=%j',
+    (nodeEnv) => {
+      const config = loadAuthConfig({ ...base, LOCAL_SIGN_IN: 'true', NODE_ENV: nodeEnv });
+      expect(config.localSignIn).toBe(true);
+    },
+  );
+
+  it('takes the idle timeout from SESSION_IDLE_DAYS', () => {
+    expect(loadAuthConfig({ ...base, SESSION_IDLE_DAYS: '2' }).SESSION_IDLE_DAYS).toBe(2);
+    expect(() => loadAuthConfig({ ...base, SESSION_IDLE_DAYS: '0' })).toThrow(/SESSION_IDLE_DAYS/);
   });
 });

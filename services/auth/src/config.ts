@@ -31,12 +31,15 @@ export const authConfigShape = {
   ),
   /**
    * Without Google credentials, offer a clearly labelled local sign-in (a name of your
-   * choice) for trying the product. Refused when NODE_ENV=production.
+   * choice) for trying the product. Refused when NODE_ENV is production or prod, in any case.
    */
   LOCAL_SIGN_IN: env.bool(false),
   NODE_ENV: z.string().optional(),
+  /** A session ends this long after sign-in, however much it is used. */
   SESSION_TTL_DAYS: env.int(30, 1, 3650),
-  /** How often expired sessions are deleted. */
+  /** A session not used for this long ends too; each use slides it (written once a minute). */
+  SESSION_IDLE_DAYS: env.int(7, 1, 3650),
+  /** How often expired and idle sessions are deleted. */
   SESSION_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
 };
 
@@ -72,6 +75,11 @@ export const GOOGLE_VARIABLES = [
 
 export const CALLBACK_PATH = '/auth/google/callback';
 
+/** NODE_ENV names production: `production` or `prod`, in any case, spaces ignored. */
+export function isProduction(nodeEnv: string | undefined): boolean {
+  return /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
+}
+
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
   const raw = loadConfig('auth', authConfigShape, source);
   // A secret without its id (or the reverse) is a half-done set-up: say so at start-up
@@ -81,9 +89,9 @@ export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthCon
       'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both to enable Google sign-in, or neither',
     ]);
   }
-  if (raw.LOCAL_SIGN_IN && raw.NODE_ENV === 'production') {
+  if (raw.LOCAL_SIGN_IN && isProduction(raw.NODE_ENV)) {
     throw new ConfigError('auth', [
-      'LOCAL_SIGN_IN: the local sign-in is only for trying the product and is refused when NODE_ENV=production; configure Google sign-in instead',
+      `LOCAL_SIGN_IN: the local sign-in is only for trying the product and is refused when NODE_ENV=${raw.NODE_ENV}; configure Google sign-in instead`,
     ]);
   }
   const google =

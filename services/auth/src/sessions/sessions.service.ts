@@ -23,10 +23,20 @@ interface SessionRow {
   id: string;
   full_name: string;
   picture: string;
-  expires_at: Date;
+  ends_at: Date;
 }
 
-/** Server-side sessions: the cookie holds a random id, the database its hash and expiry. */
+/**
+ * How often a session's last-seen time is written: a lookup within this of the last write
+ * only reads, so a busy session costs one UPDATE a minute, not one per request.
+ */
+const TOUCH_EVERY = '1 minute';
+
+/**
+ * Server-side sessions: the cookie holds a random id, the database its hash, its absolute
+ * expiry (SESSION_TTL_DAYS after sign-in) and when it was last used; a session not used for
+ * SESSION_IDLE_DAYS ends too.
+ */
 @Injectable()
 export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
@@ -56,22 +66,41 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     return { id, expiresAt };
   }
 
-  /** The live session with this id, or null: forged ids never reach the database. */
+  /**
+   * The live session with this id, or null: forged ids never reach the database. Using a
+   * session slides its idle timeout; `expiresAt` is when it ends if not used again.
+   */
   async current(id: unknown): Promise<CurrentSession | null> {
     if (!isSessionId(id)) return null;
+    // One round trip: the read, and the write of the last-seen time when it is older than
+    // TOUCH_EVERY (a data-modifying WITH runs whether or not the SELECT reads from it).
     const rows: SessionRow[] = await this.db().query(
-      `SELECT u.id, u.full_name, u.picture, s.expires_at
-       FROM auth.sessions s JOIN auth.users u ON u.id = s.user_id
-       WHERE s.id_hash = $1 AND s.expires_at > now()`,
-      [hashSessionId(id)],
+      `WITH live AS (
+         SELECT id_hash, user_id, expires_at, last_seen_at,
+                last_seen_at < now() - interval '${TOUCH_EVERY}' AS stale
+         FROM auth.sessions
+         WHERE id_hash = $1 AND expires_at > now()
+           AND last_seen_at > now() - make_interval(days => $2)
+       ), touched AS (
+         UPDATE auth.sessions s SET last_seen_at = now()
+         FROM live WHERE s.id_hash = live.id_hash AND live.stale
+       )
+       SELECT u.id, u.full_name, u.picture,
+              least(live.expires_at,
+                    CASE WHEN live.stale THEN now() ELSE live.last_seen_at END
+                      + make_interval(days => $2)) AS ends_at
+       FROM live JOIN auth.users u ON u.id = live.user_id`,
+      [hashSessionId(id), this.config.SESSION_IDLE_DAYS],
     );
     const row = rows[0];
-    return row ? { user: toSessionUser(row), expiresAt: row.expires_at.getTime() } : null;
+    return row ? { user: toSessionUser(row), expiresAt: row.ends_at.getTime() } : null;
   }
 
-  async end(id: unknown): Promise<void> {
-    if (!isSessionId(id)) return;
-    await this.db().query('DELETE FROM auth.sessions WHERE id_hash = $1', [hashSessionId(id)]);
+  /** Ends the sessions with these ids (the cookies a browser presented); others are ignored. */
+  async end(...ids: unknown[]): Promise<void> {
+    const hashes = ids.filter(isSessionId).map(hashSessionId);
+    if (hashes.length === 0) return;
+    await this.db().query('DELETE FROM auth.sessions WHERE id_hash = ANY($1)', [hashes]);
   }
 
   async purgeExpired(): Promise<void> {
@@ -79,9 +108,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     try {
       // For a DELETE, TypeORM answers [rows, affected count].
       const [, count] = await this.database.dataSource.query<[unknown, number]>(
-        'DELETE FROM auth.sessions WHERE expires_at <= now()',
+        `DELETE FROM auth.sessions
+         WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(days => $1)`,
+        [this.config.SESSION_IDLE_DAYS],
       );
-      if (count > 0) this.logger.info({ purged: count }, 'expired sessions purged');
+      if (count > 0) this.logger.info({ purged: count }, 'expired and idle sessions purged');
     } catch (error) {
       this.logger.warn({ err: String(error) }, 'expired sessions not purged; will retry');
     }

@@ -70,3 +70,27 @@ export function localSignInPage(from: string, error?: string): string {
 </html>
 `;
 }
+
+/**
+ * What GET /logout answers: it signs no one out (a link or an image on another site could
+ * make that request), but offers the button that does, a same-origin POST.
+ */
+export function signOutPage(): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Sign out</title>
+  </head>
+  <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem">
+    <h1>Sign out</h1>
+    <p>Sign out of this browser? Your links stay as they are.</p>
+    <form method="post" action="/logout">
+      <button type="submit" style="font: inherit; padding: 0.5rem 1rem">Sign out</button>
+    </form>
+    <p><a href="/">Home</a></p>
+  </body>
+</html>
+`;
+}

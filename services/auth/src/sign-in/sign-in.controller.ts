@@ -1,15 +1,20 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { safeReturnPath, SESSION_COOKIE, SIGN_IN_PATH } from '@shortener/contracts';
+import { safeReturnPath, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
 import { CALLBACK_PATH, GOOGLE_VARIABLES, type AuthConfig } from '../config';
-import { clearSessionCookies, setSessionCookies } from '../sessions/session-cookies';
+import {
+  clearSessionCookies,
+  presentedSessionIds,
+  setSessionCookies,
+} from '../sessions/session-cookies';
 import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
 import type { GoogleSignIn } from './google-sign-in';
 import { localIdentity } from './local-sign-in';
-import { localSignInPage, signInPage, type PageLink } from './sign-in-pages';
+import { fromOwnOrigin } from './same-origin';
+import { localSignInPage, signInPage, signOutPage, type PageLink } from './sign-in-pages';
 
 export const GOOGLE_SIGN_IN = Symbol('GOOGLE_SIGN_IN');
 
@@ -32,8 +37,9 @@ function page(
 
 /**
  * The browser side of signing in and out: /login sends the browser to Google, the callback
- * turns Google's answer into a session and the two cookies, /logout ends both. Reached
- * through the gateway, which forwards these paths unchanged.
+ * turns Google's answer into a session and the two cookies (ending the session the browser
+ * had), POST /logout from our own pages ends both. Reached through the gateway, which
+ * forwards these paths unchanged.
  */
 @Controller()
 export class SignInController {
@@ -78,7 +84,7 @@ export class SignInController {
     const outcome = await this.google.finish(req);
     switch (outcome.kind) {
       case 'signed-in':
-        return this.signIn(res, outcome.identity, outcome.from);
+        return this.signIn(req, res, () => this.users.upsert(outcome.identity), outcome.from);
       case 'refused':
         this.logger.warn({ reason: outcome.reason }, 'sign-in callback refused');
         return page(res, 400, 'Sign-in could not be verified', [
@@ -103,8 +109,7 @@ export class SignInController {
       return page(res, 404, 'Local sign-in is off', ['This server signs in with Google.'], [HOME]);
     }
     // A form posted from another site must not sign this browser in (login CSRF).
-    const origin = req.header('origin');
-    if (origin !== undefined && origin !== new URL(this.config.PUBLIC_ORIGIN).origin) {
+    if (!fromOwnOrigin(req, this.config.PUBLIC_ORIGIN)) {
       return page(res, 403, 'Sign-in refused', ['This form was sent from another site.'], [HOME]);
     }
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -114,26 +119,77 @@ export class SignInController {
       res.status(400).type('html').send(localSignInPage(from, name.message));
       return;
     }
-    return this.signIn(res, name.identity, from);
+    const identity = name.identity;
+    return this.signIn(
+      req,
+      res,
+      () => this.users.local(identity),
+      from,
+      () => {
+        res
+          .status(409)
+          .type('html')
+          .send(
+            localSignInPage(
+              from,
+              'This name belongs to an account spelled differently. Type it exactly as that account spells it, or choose another name.',
+            ),
+          );
+      },
+    );
   }
 
+  /**
+   * Signs no one out: a link, an image or a redirect on any site can make this request.
+   * It answers a page whose button sends the POST that does.
+   */
   @Get('logout')
-  logout(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.signOut(req, res);
+  logoutPage(@Res() res: Response): void {
+    res.setHeader('cache-control', 'no-store');
+    res.type('html').send(signOutPage());
   }
 
   @Post('logout')
-  logoutByPost(@Req() req: Request, @Res() res: Response): Promise<void> {
-    return this.signOut(req, res);
+  async logout(@Req() req: Request, @Res() res: Response): Promise<void> {
+    res.setHeader('cache-control', 'no-store');
+    if (!fromOwnOrigin(req, this.config.PUBLIC_ORIGIN)) {
+      return page(
+        res,
+        403,
+        'Sign-out refused',
+        ['This request was sent from another site.'],
+        [HOME],
+      );
+    }
+    try {
+      await this.sessions.end(...presentedSessionIds(req));
+    } catch (error) {
+      // The cookies go anyway; the session row expires on its own.
+      this.logger.warn({ err: String(error) }, 'session not ended in the database');
+    }
+    clearSessionCookies(res, this.config.secureCookies, req);
+    res.redirect(302, '/');
   }
 
+  /**
+   * A new session for the user `find` names, replacing the one this browser had: a
+   * session that signing in again leaves alive would outlast whoever used it before.
+   * `refused` answers when `find` names no one.
+   */
   private async signIn(
+    req: Request,
     res: Response,
-    identity: Parameters<UsersService['upsert']>[0],
+    find: () => Promise<SessionUser | null>,
     from: string,
+    refused?: () => void,
   ): Promise<void> {
     try {
-      const user = await this.users.upsert(identity);
+      const user = await find();
+      if (!user) {
+        refused?.();
+        return;
+      }
+      await this.sessions.end(...presentedSessionIds(req));
       const session = await this.sessions.create(user.id);
       setSessionCookies(res, this.config.secureCookies, session);
       this.logger.info({ userId: user.id }, 'signed in');
@@ -142,19 +198,6 @@ export class SignInController {
       this.logger.error({ err: String(error) }, 'session not created');
       page(res, 503, 'Sign-in is unavailable right now', ['Please try again in a moment.']);
     }
-  }
-
-  private async signOut(req: Request, res: Response): Promise<void> {
-    res.setHeader('cache-control', 'no-store');
-    const cookies = req.cookies as Record<string, unknown> | undefined;
-    try {
-      await this.sessions.end(cookies?.[SESSION_COOKIE]);
-    } catch (error) {
-      // The cookies go anyway; the session row expires on its own.
-      this.logger.warn({ err: String(error) }, 'session not ended in the database');
-    }
-    clearSessionCookies(res, this.config.secureCookies);
-    res.redirect(302, '/');
   }
 
   private notConfigured(res: Response): void {

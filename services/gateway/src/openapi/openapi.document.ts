@@ -6,6 +6,7 @@ import {
   MESSAGES,
   NEXT_CURSOR_HEADER,
   REQUESTED_WITH_HEADER,
+  SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   shortenQuerySchema,
   shortenResponseSchema,
@@ -84,12 +85,19 @@ export function buildOpenApiDocument(): JsonObject {
       version: '1.0.0',
       description:
         'The calls the web page makes. Sign-in is a browser navigation to /login?from={path}; ' +
-        `it sets the HttpOnly \`${SESSION_COOKIE}\` session cookie and the \`${LOGGED_IN_COOKIE}\` ` +
-        'cookie the page reads. Short links resolve at /r/{urlID}.',
+        `it sets the HttpOnly \`${SESSION_COOKIE}\` session cookie (\`${SECURE_SESSION_COOKIE}\` when ` +
+        `the origin is https) and the \`${LOGGED_IN_COOKIE}\` cookie the page reads. Sign-out is a ` +
+        'form POST to /logout from this origin (GET /logout only shows that form). ' +
+        'Short links resolve at /r/{urlID}.',
     },
     components: {
       securitySchemes: {
-        session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: `\`${SECURE_SESSION_COOKIE}\` when the origin is https`,
+        },
       },
       schemas: {
         UserData: jsonSchema(userDataSchema),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { SESSION_COOKIE } from '@shortener/contracts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@shortener/contracts';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
 import type { GatewayConfig } from '../config';
 import { clientKey } from '../edge/client-address';
@@ -26,7 +26,7 @@ export class RedirectProxyMiddleware implements NestMiddleware {
   }
 }
 
-/** /login, /auth/*, /logout to the auth service, which runs the whole browser sign-in. */
+/** /login, /auth/*, /logout to the auth service, which runs the whole browser sign-in and out. */
 @Injectable()
 export class AuthProxyMiddleware implements NestMiddleware {
   private readonly proxy: RequestHandler;
@@ -54,14 +54,23 @@ export class SignInRateLimitMiddleware implements NestMiddleware {
   }
 }
 
-/** Signing out through this gateway drops its cached session at once. */
+/**
+ * Signing out, or in again (which ends the session the browser had), through this gateway
+ * drops its cached session at once: before the auth service answers, and again once it
+ * has, so a lookup made in between does not keep the ended session for SESSION_CACHE_MS.
+ */
 @Injectable()
 export class ForgetSessionMiddleware implements NestMiddleware {
   constructor(@Inject(SessionResolver) private readonly sessions: SessionResolver) {}
 
-  use(req: Request, _res: Response, next: NextFunction): void {
+  use(req: Request, res: Response, next: NextFunction): void {
     const cookies = req.cookies as Record<string, unknown> | undefined;
-    this.sessions.forget(cookies?.[SESSION_COOKIE]);
+    const forget = (): void => {
+      this.sessions.forget(cookies?.[SECURE_SESSION_COOKIE]);
+      this.sessions.forget(cookies?.[SESSION_COOKIE]);
+    };
+    forget();
+    res.on('finish', forget);
     next();
   }
 }

@@ -18,17 +18,22 @@ export class ProxyModule implements NestModule {
     consumer
       .apply(RedirectProxyMiddleware)
       .forRoutes({ path: 'r/*code', method: RequestMethod.GET });
-    consumer.apply(SignInRateLimitMiddleware, AuthProxyMiddleware).forRoutes(
-      { path: 'login', method: RequestMethod.GET },
-      { path: 'auth/*path', method: RequestMethod.GET },
-      // The embedded mode's local sign-in form posts here.
-      { path: 'auth/local', method: RequestMethod.POST },
-    );
+    consumer
+      .apply(SignInRateLimitMiddleware, AuthProxyMiddleware)
+      .forRoutes({ path: 'login', method: RequestMethod.GET });
+    // Signing in ends the session the browser had, signing out its own: either way the
+    // gateway forgets the cached session. GET /logout only answers a page with the button.
+    consumer
+      .apply(SignInRateLimitMiddleware, ForgetSessionMiddleware, AuthProxyMiddleware)
+      .forRoutes(
+        // The Google callback.
+        { path: 'auth/*path', method: RequestMethod.GET },
+        // The embedded mode's local sign-in form posts here.
+        { path: 'auth/local', method: RequestMethod.POST },
+      );
     consumer
       .apply(ForgetSessionMiddleware, AuthProxyMiddleware)
-      .forRoutes(
-        { path: 'logout', method: RequestMethod.GET },
-        { path: 'logout', method: RequestMethod.POST },
-      );
+      .forRoutes({ path: 'logout', method: RequestMethod.POST });
+    consumer.apply(AuthProxyMiddleware).forRoutes({ path: 'logout', method: RequestMethod.GET });
   }
 }

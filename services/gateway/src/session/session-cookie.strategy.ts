@@ -2,7 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport';
-import { SESSION_COOKIE, type SessionUser } from '@shortener/contracts';
+import type { SessionUser } from '@shortener/contracts';
+import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import type { GatewayConfig } from '../config';
+import { presentedSession } from './session-cookie';
 import { SessionResolver } from './session-resolver';
 
 export const SESSION_STRATEGY = 'session-cookie';
@@ -29,13 +32,15 @@ export class SessionCookieStrategy extends PassportStrategy(
   SessionCookieStrategyBase,
   SESSION_STRATEGY,
 ) {
-  constructor(@Inject(SessionResolver) private readonly sessions: SessionResolver) {
+  constructor(
+    @Inject(SessionResolver) private readonly sessions: SessionResolver,
+    @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+  ) {
     super();
   }
 
   async validate(req: Request & { id?: unknown }): Promise<SessionUser | false> {
-    const cookies = req.cookies as Record<string, unknown> | undefined;
     const requestId = typeof req.id === 'string' ? req.id : undefined;
-    return (await this.sessions.resolve(cookies?.[SESSION_COOKIE], requestId)) ?? false;
+    return (await this.sessions.resolve(presentedSession(req, this.config), requestId)) ?? false;
   }
 }

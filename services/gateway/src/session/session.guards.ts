@@ -8,16 +8,11 @@ import {
 } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { CookieOptions, Request, Response } from 'express';
-import {
-  LOGGED_IN_COOKIE,
-  MESSAGES,
-  SESSION_COOKIE,
-  signInLink,
-  type SessionUser,
-} from '@shortener/contracts';
+import { LOGGED_IN_COOKIE, MESSAGES, signInLink, type SessionUser } from '@shortener/contracts';
 import { SERVICE_CONFIG } from '@shortener/chassis/nest';
 import { secureCookies, type GatewayConfig } from '../config';
 import { callbackFrom } from './callback-from';
+import { presentedSession, sessionCookie } from './session-cookie';
 import { SESSION_STRATEGY } from './session-cookie.strategy';
 
 type WithUser = Request & { user?: SessionUser | null };
@@ -43,14 +38,17 @@ abstract class SessionGuard extends AuthGuard(SESSION_STRATEGY) {
     if (user) return user as SessionUser;
     const req = context.switchToHttp().getRequest<Request>();
     const cookies = req.cookies as Record<string, unknown> | undefined;
-    if (cookies?.[SESSION_COOKIE] !== undefined || cookies?.[LOGGED_IN_COOKIE] !== undefined) {
+    if (
+      presentedSession(req, this.config) !== undefined ||
+      cookies?.[LOGGED_IN_COOKIE] !== undefined
+    ) {
       const res = context.switchToHttp().getResponse<Response>();
       const options: CookieOptions = {
         path: '/',
         sameSite: 'lax',
         secure: secureCookies(this.config),
       };
-      res.clearCookie(SESSION_COOKIE, { ...options, httpOnly: true });
+      res.clearCookie(sessionCookie(this.config), { ...options, httpOnly: true });
       res.clearCookie(LOGGED_IN_COOKIE, options);
     }
     return null;

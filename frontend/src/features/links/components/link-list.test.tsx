@@ -178,4 +178,18 @@ describe('Profile: the list of links', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('Link not found');
     expect(items()).toHaveLength(1);
   });
+
+  it("signs out with a same-origin POST /logout: 'Sign out' is a form's button, not a link", () => {
+    cacheUser();
+    mockFetch(() => jsonResponse(500, {}));
+    renderApp('/profile');
+
+    const button = screen.getByRole('button', { name: 'Sign out' });
+    expect(button.getAttribute('type')).toBe('submit');
+    const form = button.closest('form');
+    expect(form?.getAttribute('method')).toBe('post');
+    expect(form?.getAttribute('action')).toBe('/logout');
+    expect(screen.queryByRole('link', { name: 'Sign out' })).toBeNull();
+    expect(document.querySelector('a[href="/logout"]')).toBeNull();
+  });
 });

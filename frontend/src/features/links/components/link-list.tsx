@@ -6,9 +6,11 @@ import { IconButton } from '../../../components/icon-button';
 import { ChevronRightIcon, RefreshIcon, TrashIcon } from '../../../components/icons';
 import { formatRemaining } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
+import { displayUrl } from '../../../lib/display-url';
 import { shortLinkFor } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { useDeleteLink } from '../hooks/use-delete-link';
+import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-list.css';
 
 /** Profile (SPEC section 2): the user's links that have not expired, counting down live. */
@@ -27,10 +29,13 @@ export function LinkList({ user }: { user: UserData }) {
           {user.fullName}&apos;s URLs
         </h1>
         <div className="page-header__actions">
-          {/* A full navigation: the server ends the session and both cookies. */}
-          <a className="button button--secondary" href="/logout">
-            Sign out
-          </a>
+          {/* A same-origin POST, as a full navigation: the server ends the session and both
+              cookies. A GET /logout ends nothing, so no other site can sign anyone out. */}
+          <form className="page-header__form" method="post" action="/logout">
+            <button type="submit" className="button button--secondary">
+              Sign out
+            </button>
+          </form>
           <IconButton
             label="Refresh"
             icon={<RefreshIcon />}
@@ -83,6 +88,8 @@ interface LinkItemProps {
 
 function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemProps) {
   const urlId = useId();
+  // Where the short link really goes, not the text as it was typed (SPEC: "original URL").
+  const shown = displayUrl(link.originalUrl);
 
   function openUnlessSelecting() {
     // Selecting the URL to copy it should not leave the page.
@@ -103,8 +110,9 @@ function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemP
         {position}
       </span>
       <div className="link-item__body">
-        <p className="link-item__url" id={urlId} title={link.originalUrl}>
-          {link.originalUrl}
+        <p className="link-item__url" id={urlId} title={shown.text}>
+          <span>{shown.text}</span>
+          {shown.mixedScriptHost && <MixedScriptsBadge host={shown.mixedScriptHost} />}
         </p>
         <p className="link-item__short">{shortLinkFor(link.urlID).replace(/^https?:\/\//, '')}</p>
         <dl className="link-item__stats">
