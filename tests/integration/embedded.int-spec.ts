@@ -185,7 +185,8 @@ describe('embedded mode', () => {
       expect(
         (await fetch(`${app.url}/r/${anonymousLink.url}`, { redirect: 'manual' })).status,
       ).toBe(302);
-      const again = await signInLocally(app, 'embedded tester');
+      // The same spelling: another one is refused rather than taking the account over.
+      const again = await signInLocally(app, 'Embedded Tester');
       const afterRestart = (await (
         await again.fetch(`${app.url}/api/user`, { headers: XHR })
       ).json()) as {
