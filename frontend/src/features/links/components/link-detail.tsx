@@ -13,8 +13,10 @@ import {
 import { copyText } from '../../../lib/clipboard';
 import { formatDate, formatRemaining, formatTime } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
+import { displayUrl } from '../../../lib/display-url';
 import { isWebUrl, shortLinkFor, splitQuery } from '../../../lib/url';
 import { useDeleteLink } from '../hooks/use-delete-link';
+import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-detail.css';
 
 /** Detail (SPEC section 2): one link, its short form and its numbers. Visitors sit below it. */
@@ -24,7 +26,9 @@ export function LinkDetail({ link }: { link: ShortLink }) {
   const now = useNow();
   const [copied, setCopied] = useState(false);
   const shortLink = shortLinkFor(link.urlID);
-  const { base, query } = splitQuery(link.originalUrl);
+  // Where the short link really goes, not the text as it was typed.
+  const shown = displayUrl(link.originalUrl);
+  const { base, query } = splitQuery(shown.text);
 
   async function onDelete() {
     if (await remove(link.urlID)) await navigate('/profile');
@@ -63,8 +67,8 @@ export function LinkDetail({ link }: { link: ShortLink }) {
       <article className="detail card" aria-labelledby="detail-heading">
         <p className="detail__overline">Original URL</p>
         <h1 id="detail-heading" className="detail__title">
-          {isWebUrl(link.originalUrl) ? (
-            <a href={link.originalUrl} target="_blank" rel="noopener noreferrer">
+          {isWebUrl(shown.href) ? (
+            <a href={shown.href} target="_blank" rel="noopener noreferrer">
               {original}
               <ExternalIcon className="detail__external" width={18} height={18} />
               <span className="visually-hidden"> (opens in a new tab)</span>
@@ -72,6 +76,7 @@ export function LinkDetail({ link }: { link: ShortLink }) {
           ) : (
             original
           )}
+          {shown.mixedScriptHost && <MixedScriptsBadge host={shown.mixedScriptHost} />}
         </h1>
 
         <div className="detail__short">

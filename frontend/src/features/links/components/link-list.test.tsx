@@ -109,7 +109,8 @@ describe('Profile: the list of links', () => {
 
     await user.click(screen.getByRole('button', { name: 'Refresh' }));
 
-    expect(await screen.findByText('https://fresh.example')).toBeTruthy();
+    // Shown normalised, as the redirect follows it.
+    expect(await screen.findByText('https://fresh.example/')).toBeTruthy();
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/user');
     expect(localStorage.getItem('userData')).toContain('fresh12');
   });

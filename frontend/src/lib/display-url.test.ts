@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { displayUrl, mixesScripts } from './display-url';
+
+describe('displayUrl', () => {
+  it('shows where the redirect goes: invisible and right-to-left characters percent-encoded', () => {
+    const raw = 'https://ex\u200Bample.com/\u202Egpj.exe?q=\u200B';
+    expect(displayUrl(raw)).toEqual({
+      href: 'https://example.com/%E2%80%AEgpj.exe?q=%E2%80%8B',
+      text: 'https://example.com/%E2%80%AEgpj.exe?q=%E2%80%8B',
+      mixedScriptHost: null,
+    });
+  });
+
+  it('writes an internationalised host in Unicode, linking to its punycode form', () => {
+    expect(displayUrl('https://例え.jp/パス?q=1')).toEqual({
+      href: 'https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=1',
+      text: 'https://例え.jp/%E3%83%91%E3%82%B9?q=1',
+      mixedScriptHost: null,
+    });
+    expect(displayUrl('http://BÜCHER.example:8080/').text).toBe('http://bücher.example:8080/');
+    expect(displayUrl('https://xn--e1afmkfd.xn--p1ai/').text).toBe('https://пример.рф/');
+  });
+
+  it('keeps a host that mixes scripts in punycode, and says so', () => {
+    expect(displayUrl('https://\u0430pple.com/login')).toEqual({
+      href: 'https://xn--pple-43d.com/login',
+      text: 'https://xn--pple-43d.com/login',
+      mixedScriptHost: 'xn--pple-43d.com',
+    });
+    // Typed in punycode it is the same host.
+    expect(displayUrl('https://xn--pple-43d.com/').mixedScriptHost).toBe('xn--pple-43d.com');
+  });
+
+  it('leaves plain URLs as the server normalises them', () => {
+    expect(displayUrl('HTTPS://Example.COM')).toEqual({
+      href: 'https://example.com/',
+      text: 'https://example.com/',
+      mixedScriptHost: null,
+    });
+    expect(displayUrl('not a url')).toEqual({
+      href: 'not a url',
+      text: 'not a url',
+      mixedScriptHost: null,
+    });
+  });
+});
+
+describe('mixesScripts', () => {
+  it.each([
+    ['\u0430pple', true],
+    ['p\u0430ypal', true],
+    ['g\u03bfogle', true],
+    ['example', false],
+    ['пример', false],
+    ['bücher', false],
+    ['例え', false],
+    ['東京タワー', false],
+    ['sony日本', false],
+    ['한국abc', false],
+    ['abc-123', false],
+    ['пример-1', false],
+  ])('%s: %s', (label, mixed) => {
+    expect(mixesScripts(label)).toBe(mixed);
+  });
+});
