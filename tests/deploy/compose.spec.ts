@@ -8,6 +8,7 @@ import {
 import {
   configVariables,
   isService,
+  readRepoFile,
   repoPathExists,
   requiredInDeployment,
   SERVICES,
@@ -29,9 +30,39 @@ function builtServices(compose: ComposeFile): Map<ServiceName, [string, ComposeS
 
 const isOneShot = (service: ComposeService) => service.restart === 'no';
 
+/** What compose refuses to start without (`${VAR:?…}`): no default secret anywhere. */
+const SECRETS = {
+  INTERNAL_API_SECRET: 'internal-secret-from-the-environment-0123456789',
+  POSTGRES_PASSWORD: 'postgres0password0from0env',
+  REDIS_PASSWORD: 'redis0password0from0env',
+  KAFKA_ADMIN_PASSWORD: 'kafka0admin0password',
+  KAFKA_REDIRECT_PASSWORD: 'kafka0redirect0password',
+  KAFKA_ANALYTICS_PASSWORD: 'kafka0analytics0password',
+};
+
+/** The ACLs kafka-init creates: `allow --allow-principal User:x --operation … --topic|--group|--cluster`. */
+function aclsOf(script: string): Record<string, string[]> {
+  const acls: Record<string, string[]> = {};
+  for (const line of script.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words[0] !== 'allow') continue;
+    const principal = words[words.indexOf('--allow-principal') + 1] ?? '?';
+    const operations = words.filter((_, index) => words[index - 1] === '--operation');
+    const resource = words.includes('--cluster')
+      ? 'cluster'
+      : words.includes('--topic')
+        ? `topic ${words[words.indexOf('--topic') + 1]}`
+        : `group ${words[words.indexOf('--group') + 1]}`;
+    for (const operation of operations) (acls[principal] ??= []).push(`${operation} ${resource}`);
+  }
+  for (const list of Object.values(acls)) list.sort();
+  return acls;
+}
+
 describe('docker-compose.yml', () => {
-  // As `docker compose` reads it with nothing set: every default applies.
-  const compose = loadCompose();
+  // As `docker compose` reads it with the required secrets set and nothing else: every
+  // other default applies.
+  const compose = loadCompose(SECRETS);
 
   it('is valid against the Compose specification', () => {
     expect(composeSchemaProblems(compose)).toEqual([]);
@@ -128,20 +159,155 @@ describe('docker-compose.yml', () => {
     expect(problems).toEqual([]);
   });
 
-  it('takes INTERNAL_API_SECRET from the environment, else a marked development default', () => {
+  it.each(Object.keys(SECRETS))('refuses to start without %s, naming it', (name) => {
+    const others: Record<string, string> = { ...SECRETS };
+    delete others[name];
+    expect(() => loadCompose(others)).toThrow(new RegExp(`^${name} is required: set ${name}`));
+    expect(() => loadCompose({ ...others, [name]: '' })).toThrow(`${name} is required`);
+  });
+
+  it('has no default secret: nothing published (dev-only…) is left to fall back on', () => {
+    expect(readRepoFile('docker-compose.yml')).not.toMatch(/dev-only/i);
     const secretOf = (file: ComposeFile) =>
-      [...builtServices(file).values()].map(([, service]) =>
-        environmentOf(service).get('INTERNAL_API_SECRET'),
+      new Set(
+        [...builtServices(file).values()].map(([, service]) =>
+          environmentOf(service).get('INTERNAL_API_SECRET'),
+        ),
       );
-    const defaults = new Set(secretOf(compose));
-    expect(defaults.size).toBe(1);
-    const [fallback = ''] = defaults;
-    expect(fallback).toMatch(/dev-only/);
-    expect(fallback.length).toBeGreaterThanOrEqual(16);
-    const given = 'a-secret-from-the-environment-0123456789';
-    expect(new Set(secretOf(loadCompose({ INTERNAL_API_SECRET: given })))).toEqual(
-      new Set([given]),
-    );
+    expect(secretOf(compose)).toEqual(new Set([SECRETS.INTERNAL_API_SECRET]));
+  });
+
+  it('runs Redis with a password, and every Redis client’s REDIS_URL carries it', () => {
+    const redis = Object.values(compose.services).find(
+      (service) => service.image === 'redis:7-alpine',
+    )!;
+    const script = [redis.command ?? []].flat().join('\n');
+    expect(script).toMatch(/requirepass %s.*"\$REDIS_PASSWORD" \| exec redis-server -/);
+    expect(environmentOf(redis).get('REDIS_PASSWORD')).toBe(SECRETS.REDIS_PASSWORD);
+    expect([redis.healthcheck?.test ?? []].flat().join(' ')).toContain('REDISCLI_AUTH');
+    const clients = [...builtServices(compose)]
+      .filter(([name]) => configVariables(name).includes('REDIS_URL'))
+      .map(([name, [, service]]) => [name, environmentOf(service).get('REDIS_URL')]);
+    expect(clients.map(([name]) => name).sort()).toEqual(['gateway', 'links', 'redirect']);
+    for (const [name, url] of clients) {
+      expect({ name, url }).toEqual({
+        name,
+        url: `redis://:${SECRETS.REDIS_PASSWORD}@redis:6379`,
+      });
+    }
+  });
+
+  describe('Kafka', () => {
+    const kafka = Object.values(compose.services).find(
+      (service) => service.image === KAFKA_IMAGE && !isOneShot(service),
+    )!;
+    const broker = environmentOf(kafka);
+    const init = Object.values(compose.services).find(
+      (service) => service.image === KAFKA_IMAGE && isOneShot(service),
+    )!;
+    const initScript = [init.command ?? []].flat().join('\n');
+
+    it('listens for clients only with SASL/SCRAM-SHA-512; its controller only on loopback', () => {
+      const listeners = (broker.get('KAFKA_LISTENERS') ?? '').split(',');
+      const protocols = new Map(
+        (broker.get('KAFKA_LISTENER_SECURITY_PROTOCOL_MAP') ?? '')
+          .split(',')
+          .map((pair) => pair.split(':') as [string, string]),
+      );
+      const open = listeners.filter((listener) => {
+        const [name = '', address = ''] = listener.split('://');
+        const protocol = protocols.get(name) ?? name;
+        return !protocol.startsWith('SASL_') && !address.startsWith('127.0.0.1:');
+      });
+      expect(open).toEqual([]);
+      expect(broker.get('KAFKA_ADVERTISED_LISTENERS')).toBe('SASL_PLAINTEXT://kafka:9092');
+      expect(broker.get('KAFKA_SASL_ENABLED_MECHANISMS')).toBe('SCRAM-SHA-512');
+      expect(broker.get('KAFKA_CONTROLLER_QUORUM_VOTERS')).toMatch(/^1@127\.0\.0\.1:/);
+    });
+
+    it('authorizes every request by ACL, with no one allowed by default', () => {
+      expect(broker.get('KAFKA_AUTHORIZER_CLASS_NAME')).toBe(
+        'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      );
+      expect(broker.get('KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND')).toBe('false');
+      // admin: the broker and kafka-init; ANONYMOUS: the loopback-only controller listener.
+      expect(broker.get('KAFKA_SUPER_USERS')).toBe('User:admin;User:ANONYMOUS');
+    });
+
+    it('creates the admin SCRAM user when it formats the storage, with a password it is given', () => {
+      const script = [kafka.command ?? []].flat().join('\n');
+      expect(script).toContain('kafka-storage.sh format --ignore-formatted');
+      expect(script).toContain(
+        '--add-scram "SCRAM-SHA-512=[name=admin,password=$BROKER_ADMIN_PASSWORD]"',
+      );
+      expect(script.trim()).toMatch(/exec \/etc\/kafka\/docker\/run$/);
+      expect(broker.get('BROKER_ADMIN_PASSWORD')).toBe(SECRETS.KAFKA_ADMIN_PASSWORD);
+      expect(broker.get('KAFKA_OPTS')).toContain('java.security.auth.login.config=');
+      expect([kafka.healthcheck?.test ?? []].flat().join(' ')).toContain(
+        '--command-config /opt/kafka/config/admin.properties',
+      );
+    });
+
+    it('gives redirect and analytics SASL credentials of their own, which kafka-init creates', () => {
+      const built = builtServices(compose);
+      const clients: Record<string, Record<string, string | undefined>> = {};
+      for (const name of ['redirect', 'analytics'] as const) {
+        const environment = environmentOf(built.get(name)![1]);
+        clients[name] = {
+          mechanism: environment.get('KAFKA_SASL_MECHANISM'),
+          username: environment.get('KAFKA_USERNAME'),
+          password: environment.get('KAFKA_PASSWORD'),
+        };
+      }
+      expect(clients).toEqual({
+        redirect: {
+          mechanism: 'scram-sha-512',
+          username: 'redirect',
+          password: SECRETS.KAFKA_REDIRECT_PASSWORD,
+        },
+        analytics: {
+          mechanism: 'scram-sha-512',
+          username: 'analytics',
+          password: SECRETS.KAFKA_ANALYTICS_PASSWORD,
+        },
+      });
+      expect(initScript).toContain('user redirect "$REDIRECT_PASSWORD"');
+      expect(initScript).toContain('user analytics "$ANALYTICS_PASSWORD"');
+      const initEnvironment = environmentOf(init);
+      expect(initEnvironment.get('REDIRECT_PASSWORD')).toBe(SECRETS.KAFKA_REDIRECT_PASSWORD);
+      expect(initEnvironment.get('ANALYTICS_PASSWORD')).toBe(SECRETS.KAFKA_ANALYTICS_PASSWORD);
+      // No other service has any Kafka credentials.
+      const others = [...built]
+        .filter(([name]) => name !== 'redirect' && name !== 'analytics')
+        .filter(([, [, service]]) =>
+          [...environmentOf(service).keys()].some((key) => key.startsWith('KAFKA_')),
+        );
+      expect(others).toEqual([]);
+    });
+
+    it('lets only redirect write visits, and only analytics read it (in its group) and write visits.dlq', () => {
+      expect(aclsOf(initScript)).toEqual({
+        'User:redirect': ['Describe topic visits', 'IdempotentWrite cluster', 'Write topic visits'],
+        'User:analytics': [
+          'Describe topic visits',
+          'Describe topic visits.dlq',
+          'IdempotentWrite cluster',
+          'Read group analytics',
+          'Read topic visits',
+          'Write topic visits.dlq',
+        ],
+      });
+      const analytics = environmentOf(builtServices(compose).get('analytics')![1]);
+      expect(analytics.get('KAFKA_CONSUMER_GROUP')).toBe('analytics');
+    });
+
+    it('starts the Kafka clients only once kafka-init has created their users and ACLs', () => {
+      const [initKey] = Object.entries(compose.services).find(([, service]) => service === init)!;
+      for (const name of ['redirect', 'analytics'] as const) {
+        const [, service] = builtServices(compose).get(name)!;
+        expect(Object.keys(service.depends_on ?? {})).toContain(initKey);
+      }
+    });
   });
 
   it('passes the Google sign-in settings through to auth, unset by default', () => {
@@ -154,7 +320,7 @@ describe('docker-compose.yml', () => {
       GOOGLE_USERINFO_URL: 'http://oauth.test/userinfo',
     };
     const authOf = (file: ComposeFile) => environmentOf(builtServices(file).get('auth')![1]);
-    const withGoogle = authOf(loadCompose(google));
+    const withGoogle = authOf(loadCompose({ ...SECRETS, ...google }));
     const byDefault = authOf(compose);
     for (const [key, value] of Object.entries(google)) {
       expect({ key, given: withGoogle.get(key), unset: byDefault.get(key) }).toEqual({

@@ -52,3 +52,72 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('SECRET'))).toBe('SECRET: is required');
   });
 });
+
+describe('published development values', () => {
+  // The values this repository publishes (docker-compose.yml's former defaults, the dev
+  // overlay's fake Secret): anyone can read them.
+  const published = {
+    DATABASE_URL: 'postgres://shortener:dev-only-postgres-password@postgres:5432/shortener',
+    SECRET: 'dev-only-internal-secret-do-not-use-in-production',
+  };
+  const problemsOf = (source: NodeJS.ProcessEnv): string[] => {
+    try {
+      loadConfig('svc', shape, source);
+      return [];
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+  };
+
+  it.each(['production', 'Production', 'PRODUCTION', 'prod', ' Prod '])(
+    'are refused with NODE_ENV=%p, each naming its variable, never its value',
+    (nodeEnv) => {
+      const problems = problemsOf({ ...published, NODE_ENV: nodeEnv });
+      expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DATABASE_URL', 'SECRET']);
+      for (const problem of problems) {
+        expect(problem).toContain('published development value');
+        expect(problem).not.toContain('password');
+        expect(problem).not.toContain('do-not-use');
+      }
+    },
+  );
+
+  it.each([
+    ['SECRET', 'DEV-ONLY-fake-internal-secret-0123456789'],
+    ['SECRET', 'dev-only-something-else-of-my-own'],
+    ['DATABASE_URL', 'postgres://shortener:dev-only-fake-password@db:5432/shortener'],
+    ['DATABASE_URL', 'postgres://shortener:dev%2Donly-escaped-password@db:5432/shortener'],
+  ])(
+    'refuse any %s starting with dev-only (or a URL whose password does) in production',
+    (key, value) => {
+      const source = { ...published, SECRET: 's'.repeat(16), DATABASE_URL: 'postgres://db/x' };
+      expect(problemsOf({ ...source, [key]: value, NODE_ENV: 'production' })).toEqual([
+        expect.stringMatching(new RegExp(`^${key}: holds a published development value`)),
+      ]);
+    },
+  );
+
+  it('also when the secret comes from a file', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'config-'));
+    const file = path.join(dir, 'secret');
+    writeFileSync(file, `${published.SECRET}\n`);
+    const source = { DATABASE_URL: 'postgres://db/x', SECRET_FILE: file, NODE_ENV: 'production' };
+    expect(problemsOf(source)).toEqual([expect.stringMatching(/^SECRET: holds a published/)]);
+  });
+
+  it.each([undefined, 'development', 'test', 'production-like', 'preprod'])(
+    'are accepted with NODE_ENV=%p (trying the stack)',
+    (nodeEnv) => {
+      expect(problemsOf({ ...published, NODE_ENV: nodeEnv })).toEqual([]);
+    },
+  );
+
+  it('leave real secrets alone in production, even ones that merely contain dev-only', () => {
+    const source = {
+      SECRET: 'my-dev-only-looking-but-real-secret',
+      DATABASE_URL: 'postgres://shortener:s3cret-dev-only@db:5432/shortener',
+      NODE_ENV: 'production',
+    };
+    expect(problemsOf(source)).toEqual([]);
+  });
+});

@@ -39,6 +39,7 @@ export function loadConfig<Shape extends z.ZodRawShape>(
       }
     }
   }
+  if (isProduction(env['NODE_ENV'])) problems.push(...developmentValueProblems(raw));
   const result = z.object(shape).safeParse(raw);
   if (!result.success) {
     for (const issue of result.error.issues) {
@@ -53,6 +54,37 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   }
   if (problems.length > 0) throw new ConfigError(service, problems);
   return (result as { data: z.infer<z.ZodObject<Shape>> }).data;
+}
+
+/** NODE_ENV names production: `production` or `prod`, in any case, spaces ignored. */
+export function isProduction(nodeEnv: string | undefined): boolean {
+  return /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
+}
+
+/**
+ * Values published in this repository for trying the stack (docker-compose's and the dev
+ * overlay's examples all start with `dev-only`): anyone can read them, so a production
+ * process refuses them, as a whole value or as the password inside a URL.
+ */
+const DEVELOPMENT_VALUE = /^dev-only/i;
+
+function developmentValueProblems(raw: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    let password = '';
+    try {
+      password = decodeURIComponent(new URL(value).password);
+    } catch {
+      // not a URL (or a malformed escape): only the whole value is checked
+    }
+    if (DEVELOPMENT_VALUE.test(value.trim()) || DEVELOPMENT_VALUE.test(password)) {
+      problems.push(
+        `${key}: holds a published development value (dev-only…), refused when NODE_ENV is production: set a secret of your own`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** "a", "a or b", "a, b or c". */

@@ -1,10 +1,84 @@
-import { Kafka, logLevel as KafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import {
+  Kafka,
+  logLevel as KafkaLogLevel,
+  type KafkaConfig,
+  type LogEntry,
+  type SASLOptions,
+} from 'kafkajs';
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ConfigError, env } from './config';
+
+export const KAFKA_SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'plain'] as const;
+export type KafkaSaslMechanism = (typeof KAFKA_SASL_MECHANISMS)[number];
+
+/**
+ * How a service authenticates to Kafka, the variables of each service that has a Kafka client
+ * (KAFKA_PASSWORD also as KAFKA_PASSWORD_FILE). No mechanism: no authentication, the local
+ * broker of `npm run infra:up`.
+ */
+export const kafkaEnv = {
+  saslMechanism: () => z.enum(KAFKA_SASL_MECHANISMS).optional(),
+  username: () => z.string().min(1).optional(),
+  password: () => z.string().min(1).optional(),
+  ssl: () => env.bool(false),
+};
+
+export interface KafkaSecuritySettings {
+  KAFKA_SASL_MECHANISM?: KafkaSaslMechanism | undefined;
+  KAFKA_USERNAME?: string | undefined;
+  KAFKA_PASSWORD?: string | undefined;
+  KAFKA_SSL: boolean;
+}
+
+/** What is missing or contradictory in the Kafka security settings; [] when they hold. */
+export function kafkaSecurityProblems(settings: KafkaSecuritySettings): string[] {
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_USERNAME: username } = settings;
+  const password = settings.KAFKA_PASSWORD;
+  if (mechanism !== undefined) {
+    return [
+      ...(username === undefined ? ['KAFKA_USERNAME'] : []),
+      ...(password === undefined ? ['KAFKA_PASSWORD'] : []),
+    ].map((name) => `${name}: is required when KAFKA_SASL_MECHANISM is set (${mechanism})`);
+  }
+  return [
+    ...(username === undefined ? [] : ['KAFKA_USERNAME']),
+    ...(password === undefined ? [] : ['KAFKA_PASSWORD']),
+  ].map(
+    (name) =>
+      `${name}: is set but KAFKA_SASL_MECHANISM is not (${KAFKA_SASL_MECHANISMS.join(', ')}), so it would not be used`,
+  );
+}
+
+/** A loaded service config, after its Kafka security settings are checked together. */
+export function checkKafkaSecurity<Config extends KafkaSecuritySettings>(
+  service: string,
+  config: Config,
+): Config {
+  const problems = kafkaSecurityProblems(config);
+  if (problems.length > 0) throw new ConfigError(service, problems);
+  return config;
+}
+
+/** The kafkajs `ssl` and `sasl` options the settings ask for. */
+export function kafkaSecurity(settings: KafkaSecuritySettings): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_USERNAME: username } = settings;
+  const password = settings.KAFKA_PASSWORD;
+  if (mechanism === undefined) return { ssl: settings.KAFKA_SSL };
+  if (username === undefined || password === undefined) {
+    throw new Error(kafkaSecurityProblems(settings).join('; '));
+  }
+  // kafkajs types each mechanism apart; the three take the same username and password.
+  const sasl = { mechanism, username, password } as SASLOptions;
+  return { ssl: settings.KAFKA_SSL, sasl };
+}
 
 export interface KafkaClientOptions {
   brokers: readonly string[];
   clientId: string;
   logger: Logger;
+  /** The service's config: KAFKA_SASL_MECHANISM, KAFKA_USERNAME, KAFKA_PASSWORD, KAFKA_SSL. */
+  security: KafkaSecuritySettings;
   extra?: Partial<KafkaConfig>;
 }
 
@@ -19,10 +93,22 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 process.env['KAFKAJS_NO_PARTITIONER_WARNING'] ??= '1';
 
 /** A kafkajs client whose logs go through the service's JSON logger. */
-export function createKafka({ brokers, clientId, logger, extra }: KafkaClientOptions): Kafka {
-  return new Kafka({
+export function createKafka(options: KafkaClientOptions): Kafka {
+  return new Kafka(kafkaClientConfig(options));
+}
+
+/** The kafkajs configuration createKafka uses. */
+export function kafkaClientConfig({
+  brokers,
+  clientId,
+  logger,
+  security,
+  extra,
+}: KafkaClientOptions): KafkaConfig {
+  return {
     clientId,
     brokers: [...brokers],
+    ...kafkaSecurity(security),
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
@@ -34,5 +120,5 @@ export function createKafka({ brokers, clientId, logger, extra }: KafkaClientOpt
         logger[LEVELS[level] ?? 'info']({ kafka: rest }, message);
       },
     ...extra,
-  });
+  };
 }

@@ -1,4 +1,5 @@
 import { env, loadConfig } from '@shortener/chassis';
+import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis/kafka';
 import { VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
 export const analyticsConfigShape = {
@@ -13,6 +14,11 @@ export const analyticsConfigShape = {
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
   DB_MIGRATE: env.bool(true),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis/kafka. */
+  KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
+  KAFKA_USERNAME: kafkaEnv.username(),
+  KAFKA_PASSWORD: kafkaEnv.password(),
+  KAFKA_SSL: kafkaEnv.ssl(),
   KAFKA_CONSUMER_GROUP: env.string('analytics'),
   VISITS_TOPIC: env.string(VISITS_TOPIC),
   /** Where events that fail the schema go, with a header naming why. */
@@ -32,4 +38,4 @@ export const analyticsConfigShape = {
 
 export type AnalyticsConfig = ReturnType<typeof loadAnalyticsConfig>;
 export const loadAnalyticsConfig = (source: NodeJS.ProcessEnv = process.env) =>
-  loadConfig('analytics', analyticsConfigShape, source);
+  checkKafkaSecurity('analytics', loadConfig('analytics', analyticsConfigShape, source));

@@ -1,4 +1,5 @@
 import { env, loadConfig } from '@shortener/chassis';
+import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis/kafka';
 
 export const redirectConfigShape = {
   PORT: env.port(7004),
@@ -13,6 +14,11 @@ export const redirectConfigShape = {
   REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
   /** `memory` publishes to the analytics consumer in this process (the embedded mode). */
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis/kafka. */
+  KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
+  KAFKA_USERNAME: kafkaEnv.username(),
+  KAFKA_PASSWORD: kafkaEnv.password(),
+  KAFKA_SSL: kafkaEnv.ssl(),
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
   /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: env.list(''),
@@ -36,4 +42,4 @@ export const redirectConfigShape = {
 
 export type RedirectConfig = ReturnType<typeof loadRedirectConfig>;
 export const loadRedirectConfig = (source: NodeJS.ProcessEnv = process.env) =>
-  loadConfig('redirect', redirectConfigShape, source);
+  checkKafkaSecurity('redirect', loadConfig('redirect', redirectConfigShape, source));

@@ -84,6 +84,7 @@ function visitPublisher(
     brokers: config.KAFKA_BROKERS,
     clientId: 'redirect',
     logger,
+    security: config,
   }).producer({
     idempotent: true,
     maxInFlightRequests: 1,

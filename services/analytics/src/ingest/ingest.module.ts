@@ -18,7 +18,12 @@ const kafkaSource: Provider[] = [
     provide: KAFKA,
     inject: [SERVICE_CONFIG, SERVICE_LOGGER],
     useFactory: (config: AnalyticsConfig, logger: Logger): Kafka =>
-      createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'analytics', logger }),
+      createKafka({
+        brokers: config.KAFKA_BROKERS,
+        clientId: 'analytics',
+        logger,
+        security: config,
+      }),
   },
   {
     provide: DEAD_LETTERS,
