@@ -182,7 +182,7 @@ describe('docker-compose.yml', () => {
       (service) => service.image === 'redis:7-alpine',
     )!;
     const script = [redis.command ?? []].flat().join('\n');
-    expect(script).toMatch(/requirepass %s.*"\$REDIS_PASSWORD" \| exec redis-server -/);
+    expect(script).toMatch(/^exec redis-server - .*<<EOF\nrequirepass \$REDIS_PASSWORD\nEOF/);
     expect(environmentOf(redis).get('REDIS_PASSWORD')).toBe(SECRETS.REDIS_PASSWORD);
     expect([redis.healthcheck?.test ?? []].flat().join(' ')).toContain('REDISCLI_AUTH');
     const clients = [...builtServices(compose)]
