@@ -328,6 +328,9 @@ describe('hostile input', () => {
         SHORTEN_RATE_LIMIT_ANONYMOUS: '1000000',
         SHORTEN_RATE_LIMIT_SIGNED_IN: '1000000',
         SIGN_IN_RATE_LIMIT: '1000000',
+        // Random codes from one address would spend the redirect's miss budget.
+        REDIRECT_MISS_BUDGET: '1000000',
+        REDIRECT_MISS_BURST: '1000000',
       },
       serviceEnv: {
         auth: provider.env,
@@ -501,6 +504,34 @@ describe('hostile input', () => {
       fc
         .constantFrom('127.0.0.1', '127.0.0.1.', '127.1', '0x7f.0.0.1', '2130706433', '0177.0.0.1')
         .map((host) => `http://${host}:${gatewayHost.port}/r/abcdefg`),
+      // Any alias of this machine, on any port: loopback names, IP literals in any notation,
+      // IPv6 and IPv4-mapped IPv6, the unspecified address.
+      fc
+        .tuple(
+          fc.constantFrom(
+            'localhost',
+            'LocalHost.',
+            'links.localhost',
+            '%6c%6fcalhost',
+            '0x7f000001',
+            '127.0.0.2',
+            '127.255.255.254',
+            '0',
+            '0.0.0.0',
+            '0x0',
+            '[::1]',
+            '[0:0:0:0:0:0:0:1]',
+            '[::]',
+            '[::ffff:127.0.0.1]',
+            '[::ffff:7f00:1]',
+            '[::127.0.0.1]',
+            '[::ffff:0.0.0.0]',
+          ),
+          fc.constantFrom('http', 'https'),
+          fc.constantFrom('', `:${gatewayHost.port}`, ':80', ':8080', ':3000'),
+          fc.constantFrom('/r/abcdefg', '/', '/profile', '/api/user'),
+        )
+        .map(([host, scheme, port, path]) => `${scheme}://${host}${port}${path}`),
     );
     await fc.assert(
       fc.asyncProperty(spellings, async (url) => {
