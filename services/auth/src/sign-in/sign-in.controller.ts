@@ -21,6 +21,8 @@ export const GOOGLE_SIGN_IN = Symbol('GOOGLE_SIGN_IN');
 const MAX_CODE_LENGTH = 4096;
 const HOME = { href: '/', label: 'Home' };
 const TRY_AGAIN = { href: SIGN_IN_PATH, label: 'Sign in again' };
+const SPELLED_DIFFERENTLY =
+  'This name belongs to an account spelled differently. Type it exactly as that account spells it, or choose another name.';
 
 function page(
   res: Response,
@@ -125,17 +127,7 @@ export class SignInController {
       res,
       () => this.users.local(identity),
       from,
-      () => {
-        res
-          .status(409)
-          .type('html')
-          .send(
-            localSignInPage(
-              from,
-              'This name belongs to an account spelled differently. Type it exactly as that account spells it, or choose another name.',
-            ),
-          );
-      },
+      () => res.status(409).type('html').send(localSignInPage(from, SPELLED_DIFFERENTLY)),
     );
   }
 
