@@ -1,56 +1,135 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Who is calling an internal API, as the gateway vouches for it. The services are not
  * reachable from the edge, and they also check that the caller holds the shared secret:
- * a token is an HMAC over the user, the request and the time, so it cannot be forged or
- * replayed against another request, and it expires quickly.
+ * a token is an HMAC over the user, the time, a nonce and the exact request (method, path
+ * and a hash of the body bytes), so it cannot be forged, moved to another request or body,
+ * or used twice (the callee remembers the nonces it took), and it expires within seconds.
  */
 export interface CallerIdentity {
   /** The signed-in user's id, or null for an anonymous visitor. */
   userId: string | null;
 }
 
-const MAX_AGE_MS = 60_000;
+/** The request a token is for; an absent body and an empty one are the same bytes. */
+export interface SignedRequest {
+  method: string;
+  /** Path and query, as the callee sees them (req.originalUrl). */
+  path: string;
+  body?: string | Uint8Array | undefined;
+}
+
+export interface VerifiedToken {
+  identity: CallerIdentity;
+  nonce: string;
+  /** When the token stops being accepted: its nonce need not be remembered longer. */
+  expiresAt: number;
+}
+
+const VERSION = 'v2';
+/** How long after it was made a token is accepted. */
+const MAX_AGE_MS = 10_000;
+/** How far ahead of this clock a caller's clock may run. */
+const MAX_SKEW_MS = 5_000;
+const NONCE_PATTERN = /^[\w-]{22}$/;
 
 function sign(secret: string, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('base64url');
 }
 
-function payloadOf(userId: string, issuedAt: number, method: string, path: string): string {
-  return `${userId}\n${issuedAt}\n${method.toUpperCase()}\n${path}`;
+function bodyHash(body: SignedRequest['body']): string {
+  return createHash('sha256')
+    .update(body ?? '')
+    .digest('base64url');
+}
+
+function payloadOf(user: string, issuedAt: number, nonce: string, request: SignedRequest): string {
+  return [
+    VERSION,
+    user,
+    issuedAt,
+    nonce,
+    request.method.toUpperCase(),
+    request.path,
+    bodyHash(request.body),
+  ].join('\n');
 }
 
 /** The token value for the x-internal-token header of one request. */
 export function signInternalToken(
   secret: string,
   identity: CallerIdentity,
-  method: string,
-  path: string,
+  request: SignedRequest,
   now = Date.now(),
 ): string {
   const user = identity.userId ?? '';
-  const userPart = Buffer.from(user).toString('base64url');
-  return `v1.${userPart}.${now}.${sign(secret, payloadOf(user, now, method, path))}`;
+  const nonce = randomBytes(16).toString('base64url');
+  const signature = sign(secret, payloadOf(user, now, nonce, request));
+  return [VERSION, Buffer.from(user).toString('base64url'), now, nonce, signature].join('.');
 }
 
-/** Returns the identity, or null when the token is missing, forged, stale or for another request. */
+/**
+ * Checks a token against the request it arrived with. Returns null when it is missing,
+ * forged, of the old format, stale, or for another request or body. Whether its nonce was
+ * already used is the caller's to check (UsedNonces).
+ */
 export function verifyInternalToken(
   secret: string,
   token: string | undefined,
-  method: string,
-  path: string,
+  request: SignedRequest,
   now = Date.now(),
-): CallerIdentity | null {
+): VerifiedToken | null {
   if (!token) return null;
   const parts = token.split('.');
-  if (parts.length !== 4 || parts[0] !== 'v1') return null;
-  const [, userPart = '', issuedText = '', signature = ''] = parts;
+  if (parts.length !== 5 || parts[0] !== VERSION) return null;
+  const [, userPart = '', issuedText = '', nonce = '', signature = ''] = parts;
   const issuedAt = Number(issuedText);
-  if (!Number.isSafeInteger(issuedAt) || Math.abs(now - issuedAt) > MAX_AGE_MS) return null;
+  if (!Number.isSafeInteger(issuedAt) || !NONCE_PATTERN.test(nonce)) return null;
+  if (now - issuedAt > MAX_AGE_MS || issuedAt - now > MAX_SKEW_MS) return null;
   const user = Buffer.from(userPart, 'base64url').toString();
-  const expected = Buffer.from(sign(secret, payloadOf(user, issuedAt, method, path)));
+  const expected = Buffer.from(sign(secret, payloadOf(user, issuedAt, nonce, request)));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  return { userId: user === '' ? null : user };
+  return {
+    identity: { userId: user === '' ? null : user },
+    nonce,
+    expiresAt: issuedAt + MAX_AGE_MS,
+  };
+}
+
+/**
+ * The nonces this service instance has taken, each kept until its token expires: the
+ * short lifetime bounds the set. When it is full of unexpired nonces it refuses new ones
+ * rather than forget one (which would let that token be replayed).
+ */
+export class UsedNonces {
+  /** Nonce to expiry, in insertion order (which is close to expiry order). */
+  private readonly nonces = new Map<string, number>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  get size(): number {
+    return this.nonces.size;
+  }
+
+  /** True the first time a nonce is presented; false for a replay or while full. */
+  claim(nonce: string, expiresAt: number, now = Date.now()): boolean {
+    this.forgetExpired(now, false);
+    if (this.nonces.has(nonce)) return false;
+    if (this.nonces.size >= this.maxEntries) {
+      this.forgetExpired(now, true);
+      if (this.nonces.size >= this.maxEntries) return false;
+    }
+    this.nonces.set(nonce, expiresAt);
+    return true;
+  }
+
+  /** From the oldest on until an unexpired one, or through the whole set when `all`. */
+  private forgetExpired(now: number, all: boolean): void {
+    for (const [nonce, expiresAt] of this.nonces) {
+      if (expiresAt <= now) this.nonces.delete(nonce);
+      else if (!all) return;
+    }
+  }
 }

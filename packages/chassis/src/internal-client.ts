@@ -35,23 +35,24 @@ export class InternalClient {
     path: string,
     options: { identity?: CallerIdentity; body?: unknown; requestId?: string } = {},
   ): Promise<InternalResponse<T>> {
+    // The token covers these exact bytes: serialised once, signed, sent as they are.
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
       accept: 'application/json',
       [INTERNAL_TOKEN_HEADER]: signInternalToken(
         this.secret,
         options.identity ?? { userId: null },
-        method,
-        path,
+        { method, path, body: payload },
       ),
     };
     if (options.requestId) headers[REQUEST_ID_HEADER] = options.requestId;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (payload !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
       response = await fetch(new URL(path, this.baseUrl), {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: payload,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {

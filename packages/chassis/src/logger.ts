@@ -7,13 +7,37 @@ export type { Logger } from 'pino';
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
-/** JSON logs, one object a line, every line naming its service. */
+/** A request target without its query or fragment. */
+export function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+// A query or fragment after something URL-like (a path or a scheme), or one that holds a
+// parameter (`?name=value`, even after a bare host); up to the next blank, quote or
+// backslash, so that cleaning a JSON line never breaks one of its escapes.
+const QUERY_AFTER_URL = /((?:\/|\b[a-z][\w+.-]*:)[^\s?#"'<>`\\]*)[?#][^\s"'<>`\\]*/gi;
+const QUERY_WITH_PARAMETER = /(\S)\?[^\s"'<>`\\=]*=[^\s"'<>`\\]*/g;
+
+/** A text with every URL's query and fragment taken out: `/a?b=c` becomes `/a`. */
+export function withoutQueries(text: string): string {
+  if (!text.includes('?') && !text.includes('#')) return text;
+  return text.replace(QUERY_AFTER_URL, '$1').replace(QUERY_WITH_PARAMETER, '$1');
+}
+
+/**
+ * JSON logs, one object a line, every line naming its service. No line carries a URL's
+ * query or fragment (shortened URLs hold tokens, callbacks hold OAuth codes): each line is
+ * cleaned as it is written, whatever produced it (a request log, an error's message, stack
+ * or `input`, a message), at every level.
+ */
 export function createLogger(service: string, level = 'info'): Logger {
   return pino({
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    hooks: { streamWrite: withoutQueries },
   });
 }
 

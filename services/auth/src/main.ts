@@ -9,6 +9,8 @@ export function startAuth(hosted = false): Promise<RunningService> {
     service: 'auth',
     loadConfig: () => loadAuthConfig(),
     module: (config) => AppModule.forRoot(config),
+    // JSON for the internal API, the form of the local sign-in (/auth/local).
+    bodies: { kinds: ['json', 'form'] },
     configure: (app) => {
       app.use(cookieParser());
     },

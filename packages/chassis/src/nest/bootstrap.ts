@@ -12,6 +12,8 @@ import type { ReadinessCheck } from '../readiness';
 import { onShutdown } from '../shutdown';
 import { exitOnStartupError } from '../startup';
 import { ChassisModule } from './chassis.module';
+import { DEFAULT_BODY_LIMIT } from './request-body';
+import { RequestBodyModule, type RequestBodies } from './request-body.module';
 import { READINESS_CHECKS, type Lifecycle } from './tokens';
 
 export interface NestServiceOptions<
@@ -24,8 +26,12 @@ export interface NestServiceOptions<
   module: (config: Config) => DynamicModule;
   /** Extra set-up of the Express app before it listens (global pipes, headers...). */
   configure?: (app: NestExpressApplication, config: Config) => void;
-  /** Body size limit for JSON bodies. */
-  bodyLimit?: string;
+  /**
+   * The request bodies the service reads, on every route (default: JSON up to 16 KB);
+   * `false` when the service reads bodies on its own routes (the gateway, behind its rate
+   * limit). No other body is parsed.
+   */
+  bodies?: Partial<RequestBodies> | false;
   /**
    * Hosted inside another process with other services (the embedded mode): the host handles
    * signals and calls `shutdown` itself, and a finished shutdown does not exit the process.
@@ -57,21 +63,26 @@ export async function startNestService<
     const metrics = createMetrics(options.service);
     const lifecycle: Lifecycle = { shuttingDown: false };
 
+    const bodies = options.bodies ?? {};
     const root: DynamicModule = {
       module: class ServiceRootModule {},
       imports: [
         ChassisModule.forRoot({ service: options.service, config, logger, metrics, lifecycle }),
+        ...(bodies
+          ? [RequestBodyModule.forRoot({ kinds: ['json'], limit: DEFAULT_BODY_LIMIT, ...bodies })]
+          : []),
         options.module(config),
       ],
     };
+    // Nest's own body parsers would run before every middleware (the rate limit, the
+    // request log) and answer a bad body with 500: bodies are read by RequestBodyModule.
     const app = await NestFactory.create<NestExpressApplication>(root, {
       bufferLogs: true,
-      bodyParser: true,
+      bodyParser: false,
     });
     app.useLogger(app.get(NestPinoLogger));
     app.disable('x-powered-by');
     app.set('trust proxy', false);
-    app.useBodyParser('json', { limit: options.bodyLimit ?? '16kb' });
     app.use((req: Request, res: Response, next: NextFunction) => {
       const end = metrics.httpRequests.startTimer({ method: req.method });
       res.on('finish', () => {

@@ -1,13 +1,15 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
-import { REQUEST_ID_HEADER, requestIdFrom } from '../logger';
+import { UsedNonces } from '../internal-auth';
+import { pathOf, REQUEST_ID_HEADER, requestIdFrom } from '../logger';
 import type { ServiceMetrics } from '../metrics';
 import {
   LIFECYCLE,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
   SERVICE_METRICS,
+  USED_NONCES,
   type Lifecycle,
 } from './tokens';
 
@@ -23,7 +25,8 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Global providers every Nest service shares: its validated config, its logger (request logs
- * carry the request id, taken from X-Request-ID or made here), metrics and lifecycle state.
+ * carry the request id, taken from X-Request-ID or made here), metrics, lifecycle state and
+ * the nonces of the internal tokens taken.
  */
 @Global()
 @Module({})
@@ -40,12 +43,14 @@ export class ChassisModule {
               res.setHeader(REQUEST_ID_HEADER, id);
               return id;
             },
-            autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url?.split('?', 1)[0] ?? '') },
+            autoLogging: { ignore: (req) => QUIET_PATHS.has(pathOf(req.url ?? '')) },
             serializers: {
+              // The path only: a query carries what must not be logged (the URL being
+              // shortened, OAuth codes and states).
               req: (req: { id: unknown; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: req.url,
+                url: pathOf(req.url),
               }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
             },
@@ -57,8 +62,9 @@ export class ChassisModule {
         { provide: SERVICE_LOGGER, useValue: options.logger },
         { provide: SERVICE_METRICS, useValue: options.metrics },
         { provide: LIFECYCLE, useValue: options.lifecycle },
+        { provide: USED_NONCES, useValue: new UsedNonces() },
       ],
-      exports: [SERVICE_CONFIG, SERVICE_LOGGER, SERVICE_METRICS, LIFECYCLE],
+      exports: [SERVICE_CONFIG, SERVICE_LOGGER, SERVICE_METRICS, LIFECYCLE, USED_NONCES],
     };
   }
 }

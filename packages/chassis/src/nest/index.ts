@@ -5,3 +5,5 @@ export * from './bootstrap';
 export * from './database.module';
 export * from './redis.module';
 export * from './internal-auth.guard';
+export * from './request-body';
+export * from './request-body.module';

@@ -8,29 +8,42 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { INTERNAL_TOKEN_HEADER } from '@shortener/contracts';
-import { verifyInternalToken, type CallerIdentity } from '../internal-auth';
-import { SERVICE_CONFIG } from './tokens';
+import { verifyInternalToken, type CallerIdentity, type UsedNonces } from '../internal-auth';
+import { hasBody, type WithRawBody } from './request-body';
+import { SERVICE_CONFIG, USED_NONCES } from './tokens';
 
-type WithCaller = Request & { caller?: CallerIdentity };
+type WithCaller = Request & WithRawBody & { caller?: CallerIdentity };
+
+const INVALID = 'Internal token missing or invalid';
 
 /**
  * Lets through only calls signed with the internal secret (by the gateway or a sibling
- * service); the verified identity is then available through @Caller().
+ * service) for this very request: its method, path and body bytes, once. The verified
+ * identity is then available through @Caller().
  */
 @Injectable()
 export class InternalAuthGuard implements CanActivate {
-  constructor(@Inject(SERVICE_CONFIG) private readonly config: { INTERNAL_API_SECRET: string }) {}
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: { INTERNAL_API_SECRET: string },
+    @Inject(USED_NONCES) private readonly nonces: UsedNonces,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<WithCaller>();
-    const identity = verifyInternalToken(
+    // A body the service did not read (a type it does not parse) is not one the token
+    // could be checked against.
+    if (request.rawBody === undefined && hasBody(request)) throw new UnauthorizedException(INVALID);
+    const now = Date.now();
+    const token = verifyInternalToken(
       this.config.INTERNAL_API_SECRET,
       request.header(INTERNAL_TOKEN_HEADER),
-      request.method,
-      request.originalUrl,
+      { method: request.method, path: request.originalUrl, body: request.rawBody },
+      now,
     );
-    if (!identity) throw new UnauthorizedException('Internal token missing or invalid');
-    request.caller = identity;
+    if (!token || !this.nonces.claim(token.nonce, token.expiresAt, now)) {
+      throw new UnauthorizedException(INVALID);
+    }
+    request.caller = token.identity;
     return true;
   }
 }
@@ -38,6 +51,6 @@ export class InternalAuthGuard implements CanActivate {
 /** The identity the caller vouched for; only on routes guarded by InternalAuthGuard. */
 export const Caller = createParamDecorator((_: unknown, context: ExecutionContext) => {
   const caller = context.switchToHttp().getRequest<WithCaller>().caller;
-  if (!caller) throw new UnauthorizedException('Internal token missing or invalid');
+  if (!caller) throw new UnauthorizedException(INVALID);
   return caller;
 });

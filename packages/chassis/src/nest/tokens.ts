@@ -9,3 +9,5 @@ export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 export interface Lifecycle {
   shuttingDown: boolean;
 }
+/** The nonces of internal tokens this instance has taken (`UsedNonces`), one set per service. */
+export const USED_NONCES = Symbol('USED_NONCES');

@@ -1,18 +1,21 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware, fixRequestBody } from 'http-proxy-middleware';
+import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import { MESSAGES } from '@shortener/contracts';
 import { REQUEST_ID_HEADER } from '@shortener/chassis';
+import { DEFAULT_BODY_LIMIT, readRequestBody } from '@shortener/chassis/nest';
 import { clientAddress } from '../edge/client-address';
 
 type ProxiedRequest = Request & { id?: unknown };
 
 /**
- * Forwards a request to a service unchanged (path, query, cookies; its answer and
- * Set-Cookie come back as they are), with the client's address in X-Forwarded-For (the
- * services trust it from us only) and the request id, so both logs carry one id.
+ * Forwards a request to a service unchanged (path, query, cookies, the body as a stream;
+ * its answer and Set-Cookie come back as they are), with the client's address in
+ * X-Forwarded-For (the services trust it from us only) and the request id, so both logs
+ * carry one id. A body declared larger than a service reads is refused here (413); the
+ * service limits a chunked one itself.
  */
 export function upstreamProxy(name: string, target: string, logger: Logger): RequestHandler {
   const proxy = createProxyMiddleware<Request, Response>({
@@ -32,7 +35,6 @@ export function upstreamProxy(name: string, target: string, logger: Logger): Req
           proxyReq.setHeader('x-forwarded-proto', request.protocol);
           if (request.headers.host) proxyReq.setHeader('x-forwarded-host', request.headers.host);
           if (typeof request.id === 'string') proxyReq.setHeader(REQUEST_ID_HEADER, request.id);
-          fixRequestBody(proxyReq, request);
         });
         server.on('error', (error: Error, req: IncomingMessage, res: ServerResponse | Socket) => {
           const request = req as ProxiedRequest;
@@ -51,5 +53,6 @@ export function upstreamProxy(name: string, target: string, logger: Logger): Req
       },
     ],
   });
-  return (req, res, next) => void proxy(req, res, next);
+  const declaredBody = readRequestBody({ kinds: [], limit: DEFAULT_BODY_LIMIT, logger });
+  return (req, res, next) => declaredBody(req, res, () => void proxy(req, res, next));
 }

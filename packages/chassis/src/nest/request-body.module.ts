@@ -1,0 +1,41 @@
+import {
+  Inject,
+  Module,
+  RequestMethod,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
+import { readRequestBody, type BodyKind } from './request-body';
+import { SERVICE_LOGGER } from './tokens';
+
+const BODY_OPTIONS = Symbol('BODY_OPTIONS');
+
+export interface RequestBodies {
+  kinds: BodyKind[];
+  /** In bytes, after decoding. */
+  limit: number;
+}
+
+/**
+ * Reads request bodies on every route of a service. A module of its own, not global, so
+ * its middleware runs after the request logger's (refusals carry the request id).
+ */
+@Module({})
+export class RequestBodyModule implements NestModule {
+  static forRoot(bodies: RequestBodies): DynamicModule {
+    return { module: RequestBodyModule, providers: [{ provide: BODY_OPTIONS, useValue: bodies }] };
+  }
+
+  constructor(
+    @Inject(BODY_OPTIONS) private readonly bodies: RequestBodies,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(readRequestBody({ ...this.bodies, logger: this.logger }))
+      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}
