@@ -1,3 +1,4 @@
+import { parseAllDocuments } from 'yaml';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import type { IJob } from 'kubernetes-models/batch/v1';
@@ -21,6 +22,7 @@ import {
   configVariables,
   isService,
   MIGRATING_SERVICES,
+  readRepoFile,
   repoPathExists,
   requiredInDeployment,
   SERVICES,
@@ -545,6 +547,75 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  it('gives redirect and analytics a Kafka user of their own, with SCRAM and a password from the Secret', () => {
+    const problems: string[] = [];
+    const credentials: Record<string, Record<string, string | undefined>> = {};
+    for (const deployment of deployments) {
+      const container = podSpec(deployment).containers[0]!;
+      const environment = environmentOf(container, problems);
+      const kafka = [...environment.keys()].filter((key) =>
+        /^KAFKA_(SASL|USERNAME|PASSWORD)/.test(key),
+      );
+      if (!['redirect', 'analytics'].includes(deployment.metadata.name)) {
+        // The shared ConfigMap names the mechanism for everyone; credentials only the clients.
+        const credentialKeys = kafka.filter((key) => key !== 'KAFKA_SASL_MECHANISM');
+        if (credentialKeys.length > 0)
+          problems.push(`${deployment.metadata.name}: ${credentialKeys.join()}`);
+        continue;
+      }
+      const password = (container.env ?? []).find((variable) => variable.name === 'KAFKA_PASSWORD');
+      if (password?.valueFrom?.secretKeyRef?.optional === true) {
+        problems.push(`${deployment.metadata.name}: KAFKA_PASSWORD is optional`);
+      }
+      credentials[deployment.metadata.name] = {
+        mechanism: environment.get('KAFKA_SASL_MECHANISM'),
+        username: environment.get('KAFKA_USERNAME'),
+        // The dev overlay generates the Secret, with a hash after its name.
+        password: environment
+          .get('KAFKA_PASSWORD')
+          ?.replace(/^(secret:shortener-secrets)-\w+\//, '$1/'),
+      };
+    }
+    expect(problems).toEqual([]);
+    expect(credentials).toEqual({
+      redirect: {
+        mechanism: 'scram-sha-512',
+        username: 'shortener-redirect',
+        password: `secret:${EXTERNAL_SECRET}/KAFKA_REDIRECT_PASSWORD`,
+      },
+      analytics: {
+        mechanism: 'scram-sha-512',
+        username: 'shortener-analytics',
+        password: `secret:${EXTERNAL_SECRET}/KAFKA_ANALYTICS_PASSWORD`,
+      },
+    });
+  });
+
+  it('takes REDIS_URL (it carries Redis’s password) only from the Secret, always', () => {
+    const problems: string[] = [];
+    const clients: string[] = [];
+    for (const deployment of deployments) {
+      const container = podSpec(deployment).containers[0]!;
+      const environment = environmentOf(container, problems);
+      if (!environment.has('REDIS_URL')) continue;
+      clients.push(deployment.metadata.name);
+      const variable = (container.env ?? []).find(({ name }) => name === 'REDIS_URL');
+      const reference = variable?.valueFrom?.secretKeyRef;
+      if (!reference?.name.startsWith(EXTERNAL_SECRET) || reference.key !== 'REDIS_URL') {
+        problems.push(`${deployment.metadata.name}: REDIS_URL is not from the Secret`);
+      } else if (reference.optional === true) {
+        problems.push(`${deployment.metadata.name}: REDIS_URL from the Secret is optional`);
+      }
+    }
+    for (const configMap of ofKind<IConfigMap>(objects, 'ConfigMap')) {
+      if (configMap.data?.['REDIS_URL'] !== undefined) {
+        problems.push(`${describeObject(configMap)} has a REDIS_URL (without a password)`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(clients.sort()).toEqual(['gateway', 'links', 'redirect']);
+  });
+
   const replicasAtRest = (deployment: Deployment): number | undefined => {
     const hpa = find<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler', deployment.metadata.name);
     return hpa?.spec?.minReplicas ?? deployment.spec!.replicas;
@@ -569,6 +640,19 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       }
       expect(problems).toEqual([]);
     });
+
+    it('says it is not production (NODE_ENV=development), since production refuses dev-only values', () => {
+      const configMaps = ofKind<IConfigMap>(objects, 'ConfigMap');
+      expect(configMaps.map((configMap) => configMap.data?.['NODE_ENV'])).toEqual(['development']);
+      const secret = ofKind<ISecret>(objects, 'Secret')[0]!;
+      expect(Object.keys(secret.data ?? {}).sort()).toEqual([
+        'DATABASE_URL',
+        'INTERNAL_API_SECRET',
+        'KAFKA_ANALYTICS_PASSWORD',
+        'KAFKA_REDIRECT_PASSWORD',
+        'REDIS_URL',
+      ]);
+    });
   }
 
   if (overlay === 'production') {
@@ -590,5 +674,78 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       expect(problems).toEqual([]);
       expect(ofKind(objects, 'Secret')).toEqual([]);
     });
+
+    it('runs as production (the images’ NODE_ENV) and carries no dev-only value', () => {
+      for (const configMap of ofKind<IConfigMap>(objects, 'ConfigMap')) {
+        expect(configMap.data?.['NODE_ENV']).toBeUndefined();
+      }
+      expect(JSON.stringify(objects)).not.toMatch(/dev-only/i);
+    });
   }
+});
+
+describe('k8s/kafka: the services’ Kafka users (Strimzi KafkaUser)', () => {
+  interface KafkaUser {
+    kind: string;
+    metadata: { name: string; labels?: Record<string, string> };
+    spec: {
+      authentication: { type: string };
+      authorization: {
+        type: string;
+        acls: {
+          resource: { type: string; name?: string; patternType?: string };
+          operations: string[];
+          type?: string;
+        }[];
+      };
+    };
+  }
+  const users = parseAllDocuments(readRepoFile('k8s/kafka/kafka-users.yaml')).map(
+    (document) => document.toJS() as KafkaUser,
+  );
+  const aclsOf = (user: KafkaUser): string[] =>
+    user.spec.authorization.acls
+      .flatMap(({ resource, operations, type }) => {
+        if (type !== undefined && type !== 'allow') return [`${type}?`];
+        if (resource.type !== 'cluster' && resource.patternType !== 'literal') return ['prefixed?'];
+        const name = resource.type === 'cluster' ? 'cluster' : `${resource.type} ${resource.name}`;
+        return operations.map((operation) => `${operation} ${name}`);
+      })
+      .sort();
+
+  it('is one SCRAM-SHA-512 user per Kafka client, named as its Deployment logs in', () => {
+    expect(
+      users.map((user) => [user.kind, user.metadata.name, user.spec.authentication.type]),
+    ).toEqual([
+      ['KafkaUser', 'shortener-redirect', 'scram-sha-512'],
+      ['KafkaUser', 'shortener-analytics', 'scram-sha-512'],
+    ]);
+    for (const user of users) {
+      expect(user.metadata.labels?.['strimzi.io/cluster']).toBe('shortener');
+      expect(user.spec.authorization.type).toBe('simple');
+    }
+    for (const name of ['redirect', 'analytics']) {
+      expect(readRepoFile(`k8s/base/${name}.yaml`)).toMatch(
+        new RegExp(`- name: KAFKA_USERNAME\\n\\s+value: shortener-${name}\\n`),
+      );
+    }
+  });
+
+  it('lets only redirect write visits, and only analytics read it (in its group) and write visits.dlq', () => {
+    expect(Object.fromEntries(users.map((user) => [user.metadata.name, aclsOf(user)]))).toEqual({
+      'shortener-redirect': [
+        'Describe topic visits',
+        'IdempotentWrite cluster',
+        'Write topic visits',
+      ],
+      'shortener-analytics': [
+        'Describe topic visits',
+        'Describe topic visits.dlq',
+        'IdempotentWrite cluster',
+        'Read group analytics',
+        'Read topic visits',
+        'Write topic visits.dlq',
+      ],
+    });
+  });
 });
