@@ -1,110 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, REPO_ROOT, waitFor } from '@shortener/testkit';
+import { freePort, waitFor } from '@shortener/testkit';
+import { launch, signInLocally, start, stop } from './embedded-app';
 
 // The embedded mode as a newcomer runs it: one process, embedded PostgreSQL in a data
 // folder, no Redis, no Kafka. Started, used through the public origin, stopped, started
 // again on the same folder.
 
-const ENTRY = path.join(REPO_ROOT, 'services', 'embedded', 'dist', 'main.js');
 const XHR = { 'X-Requested-With': 'XMLHttpRequest' };
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
-
-interface Embedded {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** The environment of a laptop with nothing configured: no servers, no Google. */
-function laptopEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(DATABASE_URL|REDIS_URL|KAFKA_BROKERS|GOOGLE_|INTERNAL_API_SECRET|NODE_ENV)/.test(name)) {
-      delete env[name];
-    }
-  }
-  return { ...env, LOG_LEVEL: 'warn', SHORTEN_RATE_LIMIT_ANONYMOUS: '1000', ...extra };
-}
-
-function launch(extra: NodeJS.ProcessEnv): Embedded {
-  const child = spawn(process.execPath, [ENTRY], {
-    env: laptopEnv(extra),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, url: `http://localhost:${extra['PORT']}`, output: () => output, exited };
-}
-
-async function start(dataDir: string): Promise<Embedded> {
-  const app = launch({ PORT: String(await freePort()), DATA_DIR: dataDir });
-  await waitFor(
-    () => {
-      if (app.child.exitCode !== null) throw new Error(`exited: ${app.output()}`);
-      return app.output().includes('is running at');
-    },
-    { timeoutMs: 60_000, what: 'the embedded mode to start' },
-  );
-  return app;
-}
-
-async function stop(app: Embedded): Promise<number | null> {
-  app.child.kill('SIGTERM');
-  return app.exited;
-}
-
-/** Cookies as a browser keeps them, enough for one session. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-
-  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) {
-      headers.set(
-        'cookie',
-        [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-      );
-    }
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line))
-        this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  cookie(name: string): string | undefined {
-    return this.cookies.get(name);
-  }
-}
-
-async function signInLocally(app: Embedded, name: string): Promise<Browser> {
-  const browser = new Browser();
-  const form = await browser.fetch(`${app.url}/login?from=/profile`);
-  expect(form.status).toBe(200);
-  expect(await form.text()).toContain('Local sign-in (not Google)');
-  const signedIn = await browser.fetch(`${app.url}/auth/local`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
-    body: new URLSearchParams({ name, from: '/profile' }).toString(),
-  });
-  expect(signedIn.status).toBe(302);
-  expect(signedIn.headers.get('location')).toBe('/profile');
-  expect(browser.cookie('loggedIn')).toBe('true');
-  return browser;
-}
 
 describe('embedded mode', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'embedded-'));

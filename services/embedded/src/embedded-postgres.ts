@@ -1,24 +1,97 @@
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { startPostgresGate } from './postgres-gate';
 
 export class EmbeddedDatabaseError extends Error {}
 
 export interface EmbeddedPostgres {
   url: string;
+  /** Takes group and world access away from every file of the database folder again. */
+  tighten(): void;
   stop(): Promise<void>;
 }
 
+/** The password the services sign in with, kept beside the database it opens. */
+const PASSWORD_FILE = 'postgres-password';
+const WELL_FORMED = /^[A-Za-z0-9_-]{32,}$/;
+
+const windows = process.platform === 'win32';
+
 /**
- * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served on a
- * loopback port through its socket server so the services reach it with the same pg and
- * TypeORM code as a real server. The server multiplexes connections and keeps each
- * transaction to the connection that opened it.
+ * Folders 0700 and files without group or world access, under `root` and `root` itself.
+ * PGlite writes the files of a new database 0666 (its WebAssembly file system sets modes
+ * itself, past the umask), and folders of earlier versions were left 0755.
+ */
+function makePrivate(root: string): void {
+  if (windows) return; // modes mean little there; the user's profile folder is private
+  const walk = (at: string): void => {
+    const stat = lstatSync(at);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o777) !== 0o700) chmodSync(at, 0o700);
+      for (const name of readdirSync(at)) walk(path.join(at, name));
+    } else if ((stat.mode & 0o077) !== 0) {
+      chmodSync(at, stat.mode & 0o700);
+    }
+  };
+  walk(root);
+}
+
+/** The data folder's database password: made once, random, readable by this user only. */
+function passwordOf(dataDir: string): string {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (WELL_FORMED.test(kept)) return kept;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  // Only this process and whoever reads the file use it: a damaged one is simply replaced.
+  const password = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/** Where PGlite's own socket server listens: a path only this user can reach. */
+function innerSocket(): { path: string; remove: () => void } {
+  if (windows) {
+    const pipe = `\\\\.\\pipe\\shortener-db-${randomBytes(16).toString('hex')}`;
+    return { path: pipe, remove: () => undefined };
+  }
+  // A short path: Unix socket paths are limited to about 100 bytes. mkdtemp makes it 0700.
+  const folder = mkdtempSync(path.join(tmpdir(), 'shortener-db-'));
+  return {
+    path: path.join(folder, 'socket'),
+    remove: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served through
+ * its socket server so the services reach it with the same pg and TypeORM code as a real
+ * server. The server multiplexes connections and keeps each transaction to the connection
+ * that opened it. PGlite trusts every client, so its server listens on a socket only this
+ * user can open, and the services reach it through a loopback port that asks for the data
+ * folder's password (a neighbour process on this machine has neither).
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const folder = path.join(dataDir, 'postgres');
-  mkdirSync(folder, { recursive: true });
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  makePrivate(dataDir);
+  const password = passwordOf(dataDir);
   let db: PGlite;
   try {
     db = await PGlite.create(folder);
@@ -29,15 +102,21 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
         'DATA_DIR to another folder.',
     );
   }
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 });
+  makePrivate(folder);
+  const socket = innerSocket();
+  const maxConnections = 32;
+  const server = new PGLiteSocketServer({ db, path: socket.path, maxConnections });
   await server.start();
-  // getServerConn() answers "host:port" of the socket actually bound.
-  const address = server.getServerConn();
+  const gate = await startPostgresGate({ password, inner: socket.path, maxConnections });
   return {
-    url: `postgres://postgres@${address}/postgres`,
+    url: `postgres://postgres:${password}@${gate.address}/postgres`,
+    tighten: () => makePrivate(folder),
     stop: async () => {
+      await gate.stop();
       await server.stop();
       await db.close();
+      socket.remove();
+      makePrivate(folder);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { startAnalytics } from '@shortener/analytics';
 import { startAuth } from '@shortener/auth';
@@ -8,8 +8,14 @@ import { IN_PROCESS } from '@shortener/chassis';
 import { startGateway } from '@shortener/gateway';
 import { startLinks } from '@shortener/links';
 import { startRedirect } from '@shortener/redirect';
-import { EmbeddedDatabaseError, startEmbeddedPostgres } from './embedded-postgres';
+import {
+  EmbeddedDatabaseError,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from './embedded-postgres';
+import { alsoListen, LOOPBACK_HOSTS, PortProblem, publicAddresses } from './public-port';
 import { checkServers, ServerUnreachable } from './servers';
+import { chooseSignIn, isLoopbackAddress, SignInRefused } from './sign-in';
 
 /**
  * The embedded mode, the default of `npm start`: every service, the web app and the
@@ -41,20 +47,14 @@ function ensureWritable(folder: string): void {
   }
 }
 
-function ensurePortFree(port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new StartupProblem(
-          error.code === 'EADDRINUSE'
-            ? `port ${port} is already in use: stop what uses it, or set PORT to a free port`
-            : `cannot listen on port ${port} (${error.code ?? error.message}): set PORT to another port`,
-        ),
-      ),
-    );
-    probe.listen(port, host, () => probe.close(() => resolve()));
-  });
+/**
+ * The embedded database in the data folder. Files this process creates are its user's
+ * alone (umask 077), the folder included.
+ */
+async function startDatabase(dataDir: string): Promise<EmbeddedPostgres> {
+  process.umask(0o077);
+  ensureWritable(dataDir);
+  return startEmbeddedPostgres(dataDir);
 }
 
 /**
@@ -81,20 +81,22 @@ async function databaseReady(name: string, port: number): Promise<void> {
 
 async function main(): Promise<void> {
   const publicPort = Number(env['PORT'] ?? 8080);
-  const publicHost = env['HOST'] ?? '0.0.0.0';
+  // This machine only, unless HOST says otherwise (`localhost` may resolve to either).
+  const publicHosts = env['HOST'] ? [env['HOST']] : LOOPBACK_HOSTS;
   const opsPort = env['OPS_PORT'] ?? '';
   const dataDir = path.resolve(env['DATA_DIR'] ?? '.data');
   const googleConfigured = Boolean(env['GOOGLE_CLIENT_ID'] && env['GOOGLE_CLIENT_SECRET']);
-  if (env['NODE_ENV'] === 'production' && !googleConfigured) {
-    throw new StartupProblem(
-      'NODE_ENV=production needs Google sign-in: set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET ' +
-        '(the local sign-in is only for trying the product)',
-    );
-  }
   if (!Number.isInteger(publicPort) || publicPort < 0 || publicPort > 65535) {
     throw new StartupProblem(`PORT=${env['PORT']} is not a port number`);
   }
-  await ensurePortFree(publicPort, publicHost);
+  const bound = await publicAddresses(publicPort, publicHosts, (host) => host === '::1');
+  const signIn = chooseSignIn({
+    googleConfigured,
+    loopbackOnly: bound.every(({ address }) => isLoopbackAddress(address)),
+    host: env['HOST'],
+    LOCAL_SIGN_IN: env['LOCAL_SIGN_IN'],
+    NODE_ENV: env['NODE_ENV'],
+  });
   await checkServers(env);
 
   const stops: Stop[] = [];
@@ -116,9 +118,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   const embeddedDatabase = !env['DATABASE_URL'];
-  if (embeddedDatabase) {
-    ensureWritable(dataDir);
-    const postgres = await startEmbeddedPostgres(dataDir);
+  const postgres = embeddedDatabase ? await startDatabase(dataDir) : null;
+  if (postgres) {
     stops.push({ name: 'embedded PostgreSQL', stop: () => postgres.stop() });
     env['DATABASE_URL'] = postgres.url;
   }
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   env['INTERNAL_API_SECRET'] ??= randomBytes(32).toString('base64url');
   env['LOG_LEVEL'] ??= 'warn';
   env['PUBLIC_ORIGIN'] ??= `http://localhost:${publicPort}`;
-  if (!googleConfigured) env['LOCAL_SIGN_IN'] = 'true';
+  env['LOCAL_SIGN_IN'] = String(signIn.kind === 'local');
 
   const internal = async <T extends { port: number; shutdown: (reason: string) => Promise<void> }>(
     name: string,
@@ -150,16 +151,28 @@ async function main(): Promise<void> {
   env['TRUSTED_PROXIES'] ??= '127.0.0.1,::1';
   await internal('redirect', 'REDIRECT_URL', startRedirect);
 
+  const [firstHost, ...otherHosts] = bound.map(({ host }) => host);
   env['PORT'] = String(publicPort);
-  env['HOST'] = publicHost;
+  env['HOST'] = firstHost;
   env['OPS_PORT'] = opsPort;
   const gateway = await startGateway(true);
   stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
+  const gatewayServer = gateway.app.getHttpServer() as Server;
+  for (const host of otherHosts) {
+    const extra = await alsoListen(gatewayServer, gateway.port, host);
+    stops.push({
+      name: `gateway on ${host}`,
+      stop: () => new Promise((resolve) => extra.close(() => resolve())),
+    });
+  }
+  // The services have migrated: what PGlite wrote meanwhile loses group and world access.
+  postgres?.tighten();
 
   const where = embeddedDatabase ? `data in ${dataDir}` : 'data in PostgreSQL at DATABASE_URL';
+  const on = bound.map(({ address }) => address).join(' and ');
   process.stdout.write(
-    `\nURL shortener is running at http://localhost:${gateway.port} (${where}` +
-      `${googleConfigured ? '' : '; Google sign-in not configured, local sign-in offered'}).\n` +
+    `\nURL shortener is running at http://localhost:${gateway.port} (on ${on}; ${where}).\n` +
+      `Sign-in: ${signIn.why}.\n` +
       'Press Ctrl-C to stop.\n\n',
   );
 }
@@ -167,6 +180,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (
     error instanceof StartupProblem ||
+    error instanceof PortProblem ||
+    error instanceof SignInRefused ||
     error instanceof EmbeddedDatabaseError ||
     error instanceof ServerUnreachable
   ) {

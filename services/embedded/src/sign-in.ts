@@ -1,0 +1,97 @@
+import { BlockList, isIP } from 'node:net';
+import { env } from '@shortener/chassis';
+
+/**
+ * Who may sign in to the embedded mode, decided once at start-up. The local sign-in (any
+ * name, no password) makes whoever reaches the port any user, so it is on by itself only
+ * when nobody else can reach the port: the server listens on loopback alone.
+ */
+export type SignIn =
+  { kind: 'google'; why: string } | { kind: 'local'; why: string } | { kind: 'none'; why: string };
+
+/** Thrown for a combination that must not start; the message says what to change. */
+export class SignInRefused extends Error {}
+
+export interface SignInSettings {
+  googleConfigured: boolean;
+  /** Every address the public port listens on is a loopback address. */
+  loopbackOnly: boolean;
+  /** HOST as set, for the message; undefined when unset (then loopback). */
+  host: string | undefined;
+  LOCAL_SIGN_IN: string | undefined;
+  NODE_ENV: string | undefined;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/** A bound address (as server.address() reports it) that only this machine can reach. */
+export function isLoopbackAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** NODE_ENV naming production, however it is spelled (`production`, `Production`, `prod`). */
+export function isProduction(nodeEnv: string | undefined): boolean {
+  return /^(production|prod)$/i.test((nodeEnv ?? '').trim());
+}
+
+/** LOCAL_SIGN_IN read as every service reads a boolean; undefined when unset or empty. */
+function localSignInAsked(value: string | undefined): boolean | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const parsed = env.bool(false).safeParse(value.trim().toLowerCase());
+  if (!parsed.success) {
+    throw new SignInRefused(`LOCAL_SIGN_IN=${value} is not true or false`);
+  }
+  return parsed.data;
+}
+
+export function chooseSignIn(settings: SignInSettings): SignIn {
+  const asked = localSignInAsked(settings.LOCAL_SIGN_IN);
+  const nodeEnv = settings.NODE_ENV?.trim();
+  if (asked === true && isProduction(nodeEnv)) {
+    throw new SignInRefused(
+      `LOCAL_SIGN_IN=true is refused when NODE_ENV=${nodeEnv}: the local sign-in lets anyone ` +
+        'sign in as anyone. Configure Google sign-in (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET) ' +
+        'and unset LOCAL_SIGN_IN',
+    );
+  }
+  if (isProduction(nodeEnv) && !settings.googleConfigured) {
+    throw new SignInRefused(
+      `NODE_ENV=${nodeEnv} needs Google sign-in: set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET ` +
+        '(the local sign-in is only for trying the product)',
+    );
+  }
+  if (settings.googleConfigured) {
+    return {
+      kind: 'google',
+      why: asked ? 'Google (LOCAL_SIGN_IN is ignored while Google is configured)' : 'Google',
+    };
+  }
+  if (asked === true) {
+    return {
+      kind: 'local',
+      why: settings.loopbackOnly
+        ? 'local (no password), because LOCAL_SIGN_IN=true'
+        : 'local (no password), because LOCAL_SIGN_IN=true; anyone who can reach this port can sign in as anyone',
+    };
+  }
+  if (asked === false) {
+    return {
+      kind: 'none',
+      why: 'none, because Google sign-in is not configured and LOCAL_SIGN_IN=false',
+    };
+  }
+  if (settings.loopbackOnly) {
+    return { kind: 'local', why: 'local (no password), because it listens on loopback only' };
+  }
+  return {
+    kind: 'none',
+    why:
+      `none, because Google sign-in is not configured and HOST=${settings.host ?? ''} is not ` +
+      'loopback; set LOCAL_SIGN_IN=true to allow anyone who can reach this port to sign in as anyone',
+  };
+}

@@ -1,0 +1,258 @@
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { connect, isIPv4 } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '@shortener/testkit';
+import {
+  Browser,
+  launch,
+  postLocalSignIn,
+  signInLocally,
+  start,
+  startOutcome,
+  stop,
+  type Embedded,
+} from './embedded-app';
+
+// `npm start` on a laptop in a shared network and on a shared machine: strangers on the
+// network cannot reach it or sign in as someone, and other local users cannot use its
+// database or read its data.
+
+/** This machine's addresses other machines could use (not loopback, not link-local). */
+function externalAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((addresses) => addresses ?? [])
+    .filter((address) => !address.internal && !address.address.startsWith('fe80:'))
+    .map((address) => address.address);
+}
+
+/** 'open' when a TCP connection to host:port is accepted, else the error code. */
+function tcpProbe(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve('timeout');
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('open');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+/** The TCP ports a process listens on (Linux: its socket inodes matched in /proc/net). */
+function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let link: string;
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+    if (inode) inodes.add(inode);
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = readFileSync(table, 'utf8').trim().split('\n').slice(1);
+    for (const row of rows) {
+      const fields = row.trim().split(/\s+/);
+      const [, local = '', , state, , , , , , inode = ''] = fields;
+      if (state === '0A' && inodes.has(inode)) {
+        ports.add(parseInt(local.split(':').pop() ?? '0', 16));
+      }
+    }
+  }
+  return [...ports];
+}
+
+/** Connects to a PostgreSQL port as postgres and runs a query: 'ok' or the refusal. */
+async function signInToPostgres(port: number, password?: string): Promise<string> {
+  const client = new Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 3000,
+    ...(password === undefined ? {} : { password }),
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return 'ok';
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Every folder and file under `root`, with its permission bits. */
+function modes(root: string): Array<{ file: string; mode: number; folder: boolean }> {
+  const found: Array<{ file: string; mode: number; folder: boolean }> = [];
+  const walk = (at: string): void => {
+    const stat = statSync(at);
+    found.push({ file: at, mode: stat.mode & 0o777, folder: stat.isDirectory() });
+    if (stat.isDirectory()) for (const name of readdirSync(at)) walk(path.join(at, name));
+  };
+  walk(root);
+  return found;
+}
+
+describe('embedded mode, security', () => {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'embedded-security-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  describe('started with nothing set', () => {
+    const dataDir = path.join(scratch, 'laptop');
+    let app: Embedded;
+
+    beforeAll(async () => {
+      // A folder as an earlier version left it: readable by everyone.
+      mkdirSync(dataDir);
+      chmodSync(dataDir, 0o755);
+      app = await start(dataDir);
+    }, 90_000);
+    afterAll(async () => {
+      if (app) await stop(app);
+    });
+
+    it('answers on 127.0.0.1 and ::1 and not on any other address of this machine', async () => {
+      const external = externalAddresses();
+      if (external.length === 0) {
+        // Nothing to connect from: what it bound to is all there is to check.
+        console.warn('this machine has no non-loopback address; checked the start-up line only');
+      }
+      for (const address of external) {
+        expect([address, await tcpProbe(address, app.port)]).toEqual([address, 'ECONNREFUSED']);
+      }
+      expect(app.output()).toContain('(on 127.0.0.1 and ::1;');
+      expect(await tcpProbe('127.0.0.1', app.port)).toBe('open');
+      expect(await tcpProbe('::1', app.port)).toBe('open');
+      expect((await fetch(`http://127.0.0.1:${app.port}/`)).status).toBe(200);
+      expect((await fetch(`http://[::1]:${app.port}/`)).status).toBe(200);
+    });
+
+    it('offers the local sign-in and says it is because it listens on loopback only', async () => {
+      expect(app.output()).toContain(
+        'Sign-in: local (no password), because it listens on loopback only.',
+      );
+      await signInLocally(app, 'Loopback User');
+    });
+
+    it('refuses its database to anyone without the password of its data folder', async () => {
+      const ports = listeningPorts(app.child.pid ?? 0);
+      expect(ports).toContain(app.port);
+      // No port of the process lets anyone in as postgres without the password...
+      for (const port of ports) {
+        expect([port, await signInToPostgres(port)]).not.toEqual([port, 'ok']);
+      }
+      // ...which is in a file of the data folder, and opens exactly one port: the database.
+      const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
+      expect(password.length).toBeGreaterThanOrEqual(32);
+      const results = await Promise.all(
+        ports.map(async (port) => ({
+          port,
+          none: await signInToPostgres(port),
+          wrong: await signInToPostgres(port, `${password}x`),
+          right: await signInToPostgres(port, password),
+        })),
+      );
+      const database = results.filter((result) => result.right === 'ok');
+      expect(database).toHaveLength(1);
+      for (const result of results) {
+        expect([result.port, result.wrong]).not.toEqual([result.port, 'ok']);
+      }
+      expect(database[0]?.none).toMatch(/password/i);
+      expect(database[0]?.wrong).toMatch(/password authentication failed/);
+    });
+
+    it('keeps its data folder private: 0700, and no file readable or writable by others', () => {
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(dataDir, 'postgres')).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(dataDir, 'postgres-password')).mode & 0o777).toBe(0o600);
+      const open = modes(dataDir).filter(({ mode }) => (mode & 0o077) !== 0);
+      expect(open.map(({ file, mode }) => `${mode.toString(8)} ${file}`)).toEqual([]);
+    });
+  });
+
+  describe('started with HOST=0.0.0.0', () => {
+    it('without Google, signs nobody in and says how to allow the local sign-in', async () => {
+      const app = await start(path.join(scratch, 'lan'), { HOST: '0.0.0.0' });
+      try {
+        expect(app.output()).toContain(
+          'Sign-in: none, because Google sign-in is not configured and HOST=0.0.0.0 is not ' +
+            'loopback; set LOCAL_SIGN_IN=true to allow anyone who can reach this port to sign ' +
+            'in as anyone.',
+        );
+        // 0.0.0.0 is every IPv4 address (and no IPv6 one).
+        for (const address of externalAddresses().filter((address) => isIPv4(address))) {
+          expect([address, await tcpProbe(address, app.port)]).toEqual([address, 'open']);
+        }
+        const login = await fetch(`${app.url}/login?from=/profile`);
+        const page = await login.text();
+        expect(page).not.toContain('Local sign-in (not Google)');
+        expect(page).toContain('Google sign-in is not configured');
+        const browser = new Browser();
+        const signIn = await postLocalSignIn(browser, app.url, 'alice');
+        expect(signIn.status).toBe(404);
+        expect(browser.cookie('session')).toBeUndefined();
+        expect(browser.cookie('loggedIn')).toBeUndefined();
+      } finally {
+        await stop(app);
+      }
+    });
+
+    it('with LOCAL_SIGN_IN=true, offers the local sign-in and warns who can use it', async () => {
+      const app = await start(path.join(scratch, 'lan-local'), {
+        HOST: '0.0.0.0',
+        LOCAL_SIGN_IN: 'true',
+      });
+      try {
+        expect(app.output()).toContain(
+          'Sign-in: local (no password), because LOCAL_SIGN_IN=true; anyone who can reach ' +
+            'this port can sign in as anyone.',
+        );
+        await signInLocally(app, 'Asked For It');
+      } finally {
+        await stop(app);
+      }
+    });
+  });
+
+  it.each([
+    [
+      { NODE_ENV: 'Production', LOCAL_SIGN_IN: 'true' },
+      'LOCAL_SIGN_IN=true is refused when NODE_ENV=Production',
+    ],
+    [
+      { NODE_ENV: 'prod', LOCAL_SIGN_IN: 'true' },
+      'LOCAL_SIGN_IN=true is refused when NODE_ENV=prod',
+    ],
+    [{ NODE_ENV: 'PRODUCTION' }, 'NODE_ENV=PRODUCTION needs Google sign-in'],
+    [{ NODE_ENV: 'prod', HOST: '0.0.0.0' }, 'NODE_ENV=prod needs Google sign-in'],
+  ])('refuses to start with %j, saying why', async (extra, message) => {
+    const app = launch({
+      PORT: String(await freePort()),
+      DATA_DIR: path.join(scratch, 'production'),
+      ...extra,
+    });
+    expect(await startOutcome(app)).toBe(1);
+    expect(app.output()).toContain(message);
+    expect(app.output()).not.toContain('    at ');
+  });
+});
