@@ -31,14 +31,19 @@ export function withoutQueries(text: string): string {
  * cleaned as it is written, whatever produced it (a request log, an error's message, stack
  * or `input`, a message), at every level.
  */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level = 'info',
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     hooks: { streamWrite: withoutQueries },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Keeps the caller's request id when it is well-formed, so one id follows a request across services. */

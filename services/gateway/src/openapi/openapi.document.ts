@@ -67,7 +67,12 @@ const common = {
     'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
   }),
   '503': error('A service behind the gateway is unavailable'),
+  // These calls take no body; one is still read (after the rate limit) and refused if bad.
+  '413': error('A request body over 16 KB'),
+  '415': error('A request body in a Content-Encoding other than gzip, deflate or br'),
 };
+
+const undecodable = 'request body that cannot be decoded (corrupt gzip, say)';
 
 const unauthorized = error(
   `Not signed in: {message: '${MESSAGES.unauthorized}', callBack: '/login?from=...'}`,
@@ -116,6 +121,7 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [requestedWith],
           responses: {
             '200': { description: 'User data', content: json(ref('UserData')) },
+            '400': error(`A ${undecodable}`),
             '401': unauthorized,
             ...common,
           },
@@ -129,10 +135,12 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [requestedWith, ...queryParameters(shortenQuerySchema)],
           responses: {
             '201': { description: 'The short code', content: json(ref('ShortenResponse')) },
-            '400': error('Not a URL that can be shortened'),
+            '400': error(`Not a URL that can be shortened, or a ${undecodable}`),
             '403': error(
               `'${MESSAGES.loginForExpiry}' (anonymous, days > 7), or ${REQUESTED_WITH_HEADER} missing`,
             ),
+            '413': common['413'],
+            '415': common['415'],
             '429': common['429'],
             '503': common['503'],
           },
@@ -146,6 +154,7 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [requestedWith, urlIdParameter],
           responses: {
             '200': { description: 'Deleted', content: json(ref('DeleteResponse')) },
+            '400': error(`A ${undecodable}`),
             '401': unauthorized,
             '404': error(`'${MESSAGES.urlNotFound}': unknown, expired or not yours`),
             ...common,
@@ -169,7 +178,7 @@ export function buildOpenApiDocument(): JsonObject {
               },
               content: json(ref('Visitors')),
             },
-            '400': error('The cursor is not valid'),
+            '400': error(`The cursor is not valid, or a ${undecodable}`),
             '401': unauthorized,
             '404': error(
               `'${MESSAGES.noVisitors}' (no visits yet), or '${MESSAGES.urlNotFound}' (unknown, expired or not yours)`,
