@@ -601,7 +601,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       clients.push(deployment.metadata.name);
       const variable = (container.env ?? []).find(({ name }) => name === 'REDIS_URL');
       const reference = variable?.valueFrom?.secretKeyRef;
-      if (!reference?.name.startsWith(EXTERNAL_SECRET) || reference.key !== 'REDIS_URL') {
+      if (!reference?.name?.startsWith(EXTERNAL_SECRET) || reference.key !== 'REDIS_URL') {
         problems.push(`${deployment.metadata.name}: REDIS_URL is not from the Secret`);
       } else if (reference.optional === true) {
         problems.push(`${deployment.metadata.name}: REDIS_URL from the Secret is optional`);
