@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Client } from 'pg';
 import { InternalClient, type CallerIdentity } from '@shortener/chassis';
@@ -867,6 +868,111 @@ describe('hostile input', () => {
       const redirect = await rawRequest(redirectPort, { target: `/r/${c}` });
       expect(redirect.status).toBe(302);
     }
+  });
+
+  it('any body, in any encoding, on any route: never a failure; too large 413, undecodable 400, unknown encoding 415', async () => {
+    const LIMIT = 16 * 1024;
+    const DECODED = ['identity', 'gzip', 'deflate', 'br'];
+    const compress = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
+    const payload = fc.oneof(
+      fc.jsonValue().map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
+      fc.uint8Array({ maxLength: 256 }).map((bytes) => Buffer.from(bytes)),
+      text.map((value) => Buffer.from(value)),
+      fc.integer({ min: LIMIT - 64, max: 3 * LIMIT }).map((n) => Buffer.from(`"${'a'.repeat(n)}"`)),
+    );
+    const encoding = fc.constantFrom(
+      '',
+      'identity',
+      'gzip',
+      'deflate',
+      'br',
+      'GZIP',
+      'xz',
+      'gzip, gzip',
+    );
+    // How the bytes sent relate to the encoding named: compressed as named, cut short, or garbage.
+    const wire = fc.constantFrom('as-named', 'truncated', 'garbage');
+    const route = fc.constantFrom(
+      ['gateway', 'POST', '/api/shorten/?url=https%3A%2F%2Fexample.com%2F'],
+      ['gateway', 'POST', '/api/delete/abcdefg'],
+      ['gateway', 'GET', '/api/user'],
+      ['gateway', 'GET', '/api/visitors/abcdefg'],
+      ['gateway', 'POST', '/auth/local'],
+      ['gateway', 'POST', '/logout'],
+      ['links', 'POST', '/internal/links'],
+      ['analytics', 'POST', '/internal/visits/counts'],
+      ['auth', 'POST', '/internal/sessions/lookup'],
+    );
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'application/octet-stream',
+      'application/json; charset=utf-16',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        route,
+        payload,
+        encoding,
+        wire,
+        contentType,
+        fc.boolean(),
+        async ([service, method, target], body, named, how, type, forged) => {
+          const name = named.trim().toLowerCase() || 'identity';
+          let sent = body;
+          let damaged = how === 'garbage';
+          if (damaged) sent = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), body]);
+          else if (name in compress) sent = compress[name as keyof typeof compress](body);
+          if (how === 'truncated' && sent.length > 1) {
+            sent = sent.subarray(0, sent.length >> 1);
+            damaged = true;
+          }
+          const port =
+            service === 'gateway' ? gateway.port : stack!.services[service as 'links'].port;
+          const response = await rawRequest(port, {
+            method,
+            target,
+            headers: [
+              ['X-Requested-With', 'XMLHttpRequest'],
+              ['Origin', gateway.origin],
+              ['Content-Type', type],
+              ...(named === '' ? [] : [['Content-Encoding', named] as const]),
+              // A client's internal token is dropped by the gateway, refused by a service.
+              ...(forged ? [['X-Internal-Token', `v2.${'a'.repeat(40)}`] as const] : []),
+            ],
+            body: sent,
+          });
+          note(response.status);
+          checkAnswer(response, gateway.origin, { input: '' });
+          const context = `${service} ${method} ${target} ${named} ${how}: ${response.status}`;
+          if (service !== 'gateway' && response.status < 400) {
+            throw new Error(`${context}: an internal call without a valid token was taken`);
+          }
+          if (service !== 'gateway' || !target.startsWith('/api/')) return;
+          // /api reads every body, behind the rate limit, whatever its type.
+          if (sent.length === 0) return;
+          let expected: number[] = [];
+          if (sent.length > LIMIT) expected = [413];
+          else if (!DECODED.includes(name)) expected = [415];
+          // A cut or garbled stream fails to decode, unless its first part inflates past the limit.
+          else if (name !== 'identity' && damaged)
+            expected = body.length > LIMIT ? [400, 413] : [400];
+          // Compressed as named: what counts is the size it inflates to.
+          else if (name !== 'identity' && body.length > LIMIT) expected = [413];
+          if (expected.length === 0) return;
+          if (!expected.includes(response.status)) {
+            throw new Error(
+              `${context}, expected ${expected.join(' or ')}: ${response.body.slice(0, 200)}`,
+            );
+          }
+          if (!/^\{"message":"[^"]+"\}$/.test(response.body)) {
+            throw new Error(`${context}: not the {message} shape: ${response.body.slice(0, 200)}`);
+          }
+        },
+      ),
+      runs(600),
+    );
   });
 
   it('ran at least 10,000 generated cases', () => {

@@ -6,7 +6,8 @@ export interface RawRequest {
   target: string;
   /** Header lines as written, repeated names allowed, values unchecked. */
   headers?: readonly (readonly [string, string])[];
-  body?: string;
+  /** A string is sent as UTF-8; bytes as they are. */
+  body?: string | Uint8Array;
 }
 
 export interface RawResponse {
@@ -78,7 +79,7 @@ export function rawRequest(
   timeoutMs = 10_000,
 ): Promise<RawResponse> {
   const method = request.method ?? 'GET';
-  const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
+  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
   const head =
     `${method} ${request.target} HTTP/1.1\r\n` +
     `Host: 127.0.0.1:${port}\r\n` +
