@@ -29,6 +29,9 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-gpu',
       '--disable-background-networking',
       '--disable-component-update',
+      // The landing page's name, for Chromium only: the links service refuses loopback
+      // targets, and a name nobody else resolves keeps the page on this machine.
+      `--host-resolver-rules=MAP ${LANDING_HOST} 127.0.0.1`,
       '--no-first-run',
       '--disable-sync',
     ],
@@ -36,8 +39,11 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** The landing page's host name (RFC 2606 reserves .test), mapped to 127.0.0.1 in Chromium. */
+export const LANDING_HOST = 'landing.test';
+
 export interface LandingServer {
-  /** http://127.0.0.1:<port> */
+  /** http://landing.test:<port>, reachable from the browser only */
   origin: string;
   /** The title every page of it carries, to recognise where a redirect ended. */
   title: string;
@@ -46,7 +52,8 @@ export interface LandingServer {
 
 /**
  * The target of the short links. There is no internet here, and the links service refuses
- * addresses of the product's own host, so the target is a page on another local port.
+ * loopback addresses and the product's own hosts, so the target is a page on a local port
+ * under a name only the test browser resolves (to 127.0.0.1).
  */
 export async function startLandingServer(title = 'E2E landing page'): Promise<LandingServer> {
   const server: Server = createServer((request, response) => {
@@ -64,7 +71,7 @@ export async function startLandingServer(title = 'E2E landing page'): Promise<La
   });
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${LANDING_HOST}:${port}`,
     title,
     stop: () =>
       new Promise<void>((resolve) => {
