@@ -12,3 +12,4 @@ export * from './retry';
 export * from './visit-bus';
 export * from './internal-auth';
 export * from './internal-client';
+export * from './client-key';

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { clientKey } from '@shortener/chassis';
 
 /** What one lookup may spend: a token taken before asking the links service, given back on a hit. */
 export interface MissAllowance {
@@ -19,31 +19,6 @@ export interface MissBudgetOptions {
 interface Bucket {
   tokens: number;
   filledAt: number;
-}
-
-/**
- * The client an address belongs to: an IPv4 address, or an IPv6 /64 (one subscriber's
- * network: counting per address would give each of them 2^64 budgets).
- */
-export function clientKey(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const [head = '', tail] = address.split('%')[0]!.split('::');
-  const groups = (part: string | undefined): string[] => {
-    if (!part) return [];
-    const pieces = part.split(':');
-    // A trailing dotted IPv4 part holds the last two groups; they are never in the /64.
-    return pieces.flatMap((piece) => (piece.includes('.') ? ['0', '0'] : [piece]));
-  };
-  const first = groups(head);
-  const last = groups(tail);
-  const all =
-    tail === undefined
-      ? first
-      : [...first, ...new Array<string>(8 - first.length - last.length).fill('0'), ...last];
-  return `${all
-    .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
-    .join(':')}::/64`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import ipaddr from 'ipaddr.js';
+import { clientKey as addressKey } from '@shortener/chassis';
 
 /**
  * The client's address: the socket's peer, or what a trusted proxy says (Express resolves
@@ -10,20 +10,7 @@ export function clientAddress(req: Request): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
-/**
- * Who a per-address rate limit counts against. One IPv6 subscriber usually holds a whole
- * /64 (2^64 addresses to rotate through), so IPv6 counts by its /64; IPv4, also written as
- * IPv4-mapped IPv6 (in any notation), by its address.
- */
+/** Who a per-address rate limit counts against: IPv6 by its /64, IPv4 by its address. */
 export function clientKey(req: Request): string {
   return addressKey(clientAddress(req));
-}
-
-export function addressKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const ipv6 = parsed as ipaddr.IPv6;
-  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
-  return `${new ipaddr.IPv6([...ipv6.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
 }

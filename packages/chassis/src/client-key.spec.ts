@@ -1,0 +1,25 @@
+import { clientKey } from './client-key';
+
+describe('clientKey', () => {
+  it.each([
+    ['198.51.100.7', '198.51.100.7'],
+    ['::ffff:198.18.0.7', '198.18.0.7'],
+    ['::ffff:c612:7', '198.18.0.7'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff:ffff:ffff:fffe', '2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
+    ['2001:db8::1', '2001:db8::/64'],
+    ['::1', '::/64'],
+    ['fe80::1%eth0', 'fe80::/64'],
+    ['64:ff9b::192.0.2.1', '64:ff9b::/64'],
+    ['2001:db8:1:2:3:4:192.0.2.1', '2001:db8:1:2::/64'],
+    ['unknown', 'unknown'],
+  ])('keys %s as %s', (address, key) => {
+    expect(clientKey(address)).toBe(key);
+  });
+
+  it('counts every address of one IPv6 /64 as one client', () => {
+    const keys = ['2001:db8:1:2::1', '2001:db8:1:2:ffff::9', '2001:db8:1:2:a:b:c:d'];
+    expect(new Set(keys.map(clientKey))).toEqual(new Set(['2001:db8:1:2::/64']));
+  });
+});
