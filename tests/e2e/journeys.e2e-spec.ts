@@ -594,6 +594,43 @@ describe('browser journeys', () => {
       await page.goto(`${stack.url}/profile/${code30}`);
       await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));
     });
+
+    it('lists a URL as the redirect sends visitors there: hidden characters encoded, a host mixing scripts marked', async () => {
+      // A zero-width space in the query, and a host whose first letter is Cyrillic.
+      const hidden = `${target('hidden')}&x=a\u200Bb`;
+      const lookalike = `http://\u0430pple.test/${RUN}`;
+      await page.goto(`${stack.url}/`);
+      await shorten(page, hidden);
+      await urlInput(page).fill('');
+      await shorten(page, lookalike);
+      await page.goto(`${stack.url}/profile`);
+      await refresh('/api/user');
+
+      const normalised = new URL(hidden).href;
+      expect(normalised).toContain('a%E2%80%8Bb');
+      await visible(itemFor(normalised));
+      expect(await items().filter({ hasText: hidden }).count()).toBe(0);
+      const badge = items().getByRole('note');
+      await visible(badge);
+      expect(await badge.getAttribute('aria-label')).toContain(new URL(lookalike).hostname);
+      await visible(itemFor(new URL(lookalike).href));
+      await screenshots(page, 'profile-normalised-urls');
+    });
+
+    it("signs out with 'Sign out': a same-origin POST /logout ends the session, and /profile asks to sign in again", async () => {
+      await page.goto(`${stack.url}/profile`);
+      const [logout] = await Promise.all([
+        page.waitForResponse((response) => new URL(response.url()).pathname === '/logout'),
+        page.getByRole('button', { name: 'Sign out', exact: true }).click(),
+      ]);
+      expect(logout.request().method()).toBe('POST');
+      expect(logout.status()).toBe(302);
+      const cookies = await page.context().cookies(stack.url);
+      expect(cookies.find((cookie) => cookie.name === 'sid')).toBeUndefined();
+      expect(cookies.find((cookie) => cookie.name === 'loggedIn')).toBeUndefined();
+      await page.goto(`${stack.url}/profile`);
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.mustLogin }));
+    });
   });
 
   it('made every API call in the shape of SPEC section 7, each with X-Requested-With', () => {
