@@ -1,12 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import {
-  Kafka,
-  logLevel,
-  type Admin,
-  type Consumer,
-  type KafkaMessage,
-  type Producer,
-} from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { Client } from 'pg';
 import { InternalClient } from '@shortener/chassis';
 import {
@@ -17,10 +10,12 @@ import {
 } from '@shortener/contracts';
 import {
   freePort,
+  readTopic,
   startService,
   testServers,
   waitFor,
   type ServiceProcess,
+  type TopicReader,
 } from '@shortener/testkit';
 
 // Hostile visit events against the built analytics service on the real PostgreSQL and Kafka:
@@ -63,9 +58,8 @@ describe('hostile visit events', () => {
   let client: InternalClient;
   let admin: Admin;
   let producer: Producer;
-  let dlqConsumer: Consumer;
+  let deadLetters: TopicReader | undefined;
   let database: Client;
-  const deadLetters: KafkaMessage[] = [];
   const dlqGroup = `${GROUP}-dlq-reader`;
   const kafka = new Kafka({
     clientId: 'visit-events-hostile-test',
@@ -112,7 +106,7 @@ describe('hostile visit events', () => {
   }
 
   const deadLettersOf = (code: string) =>
-    deadLetters.filter((message) => message.key?.toString() === code);
+    (deadLetters?.messages ?? []).filter((message) => message.key?.toString() === code);
 
   beforeAll(async () => {
     admin = kafka.admin();
@@ -137,15 +131,7 @@ describe('hostile visit events', () => {
     client = new InternalClient('analytics', service.url, SECRET);
     producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    dlqConsumer = kafka.consumer({ groupId: dlqGroup });
-    await dlqConsumer.connect();
-    await dlqConsumer.subscribe({ topics: [DLQ_TOPIC], fromBeginning: true });
-    await dlqConsumer.run({
-      eachMessage: ({ message }) => {
-        deadLetters.push(message);
-        return Promise.resolve();
-      },
-    });
+    deadLetters = await readTopic(kafka, DLQ_TOPIC, dlqGroup);
     await waitFor(async () => (await fetch(`${service.url}/readyz`)).status === 200, {
       what: 'analytics ready',
       timeoutMs: 30_000,
@@ -157,7 +143,7 @@ describe('hostile visit events', () => {
       ?.query(`ALTER TABLE analytics.visits DROP CONSTRAINT IF EXISTS ${CONSTRAINT}`)
       .catch(() => undefined);
     await database?.end();
-    await dlqConsumer?.disconnect();
+    await deadLetters?.stop();
     await producer?.disconnect();
     await service?.stop('SIGKILL');
     // This run's topics and groups: leave no trace on the shared broker.

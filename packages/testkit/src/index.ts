@@ -5,3 +5,4 @@ export * from './service-process';
 export * from './env';
 export * from './stack';
 export * from './oauth2-mock';
+export * from './topic-reader';

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { InternalClient } from '@shortener/chassis';
 import {
   SHORT_CODE_ALPHABET,
@@ -13,10 +13,12 @@ import {
 } from '@shortener/contracts';
 import {
   freePort,
+  readTopic,
   startService,
   testServers,
   waitFor,
   type ServiceProcess,
+  type TopicReader,
 } from '@shortener/testkit';
 
 // The built service as its own process, on the real PostgreSQL and Kafka: events produced to
@@ -47,9 +49,7 @@ describe('analytics service', () => {
   let service: ServiceProcess;
   let client: InternalClient;
   let producer: Producer;
-  let dlqConsumer: Consumer;
-  const deadLetters: KafkaMessage[] = [];
-  const dlqGroup = `analytics-int-test-dlq-${randomUUID()}`;
+  let deadLetters: TopicReader;
   const kafka = new Kafka({
     clientId: 'analytics-int-test',
     brokers: testServers.kafkaBrokers,
@@ -95,15 +95,11 @@ describe('analytics service', () => {
     client = new InternalClient('analytics', service.url, SECRET);
     producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    dlqConsumer = kafka.consumer({ groupId: dlqGroup });
-    await dlqConsumer.connect();
-    await dlqConsumer.subscribe({ topics: [VISITS_DLQ_TOPIC], fromBeginning: true });
-    await dlqConsumer.run({
-      eachMessage: ({ message }) => {
-        deadLetters.push(message);
-        return Promise.resolve();
-      },
-    });
+    deadLetters = await readTopic(
+      kafka,
+      VISITS_DLQ_TOPIC,
+      `analytics-int-test-dlq-${randomUUID()}`,
+    );
     await waitFor(async () => (await fetch(`${service.url}/readyz`)).status === 200, {
       what: 'analytics ready',
       timeoutMs: 30_000,
@@ -111,13 +107,13 @@ describe('analytics service', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await dlqConsumer?.disconnect();
+    await deadLetters?.stop();
     await producer?.disconnect();
     await service?.stop('SIGKILL');
     // The dead-letter reader's group is for this run only; leave no trace on the shared broker.
     const admin = kafka.admin();
     await admin.connect();
-    await admin.deleteGroups([dlqGroup]).catch(() => undefined);
+    if (deadLetters) await admin.deleteGroups([deadLetters.groupId]).catch(() => undefined);
     await admin.disconnect();
   });
 
@@ -166,7 +162,7 @@ describe('analytics service', () => {
 
     const ours = await waitFor(
       () => {
-        const found = deadLetters.filter((message) => message.key?.toString() === code);
+        const found = deadLetters.messages.filter((message) => message.key?.toString() === code);
         return found.length === 2 && found;
       },
       { what: 'two dead letters', timeoutMs: 30_000 },
