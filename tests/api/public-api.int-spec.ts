@@ -184,32 +184,66 @@ describe('the public API', () => {
     it.each([
       ['two url parameters', '?url=https://a.example&url=https://b.example', 'Give one URL only.'],
       ['no url', '?days=7', 'A URL is required.'],
+      ['not a URL', '?url=not%20a%20url', undefined],
+    ])(
+      'answers 400 with a message for %s (input the page never sends)',
+      async (_what, query, message) => {
+        const before = (await userData(alice)).urls.length;
+        const response = await alice.api(`${stack.url}/api/shorten/${query}`, { method: 'POST' });
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { message: string };
+        if (message) expect(body.message).toBe(message);
+        else expect(body.message).toEqual(ANY_STRING);
+        expect((await userData(alice)).urls.length).toBe(before);
+      },
+    );
+
+    // SPEC section 8: the page shows the server's message for a 403 only, so every refusal
+    // of a URL the page accepts (any absolute URL) is a 403 with its message.
+    it.each([
       [
         'a 10 KB url',
-        `?url=https://example.com/${'a'.repeat(10_000)}`,
+        () => `https://example.com/${'a'.repeat(10_000)}`,
         'The URL is longer than 2048 characters.',
       ],
-      ['not a URL', '?url=not%20a%20url', undefined],
-      ['another scheme', '?url=javascript:alert(1)', 'Only http and https URLs can be shortened.'],
-    ])('answers 400 with a message for %s', async (_what, query, message) => {
-      const before = (await userData(alice)).urls.length;
-      const response = await alice.api(`${stack.url}/api/shorten/${query}`, { method: 'POST' });
-      expect(response.status).toBe(400);
-      const body = (await response.json()) as { message: string };
-      if (message) expect(body.message).toBe(message);
-      else expect(body.message).toEqual(ANY_STRING);
-      expect((await userData(alice)).urls.length).toBe(before);
+      ['another scheme', () => 'javascript:alert(1)', 'Only http and https URLs can be shortened.'],
+      ['an ftp url', () => 'ftp://example.com/file', 'Only http and https URLs can be shortened.'],
+      [
+        'a user name and password',
+        () => 'https://user:secret@example.com/',
+        'URLs with a user name or password cannot be shortened.',
+      ],
+      [
+        'a space inside',
+        () => 'https://example.com/a b',
+        'The URL must not contain spaces or control characters.',
+      ],
+      [
+        'a short link of this service',
+        () => `${stack.url}/r/abcdefg`,
+        'Short links of this service cannot be shortened again.',
+      ],
+    ])('refuses %s with 403 and its message, storing nothing', async (_what, url, message) => {
+      for (const browser of [alice, client()]) {
+        const response = await shorten(browser, url(), '7');
+        expect(response.status).toBe(403);
+        expect(await response.json()).toEqual({ message });
+        expect(await storedCount(url())).toBe(0);
+      }
     });
 
     it('limits anonymous shortening per address, more strictly than signed-in users', async () => {
       const anonymous = client();
       for (let i = 0; i < ANONYMOUS_LIMIT; i += 1) await shortenOk(anonymous);
-      const limited = await shorten(anonymous, uniqueUrl());
-      expect(limited.status).toBe(429);
+      const url = uniqueUrl();
+      const limited = await shorten(anonymous, url);
+      // 403, not 429: the page shows the server's message for a 403 only (SPEC section 8).
+      expect(limited.status).toBe(403);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(((await limited.json()) as { message: string }).message).toMatch(
         /^Too many links shortened: please wait \d+ seconds?, or sign in for a higher limit\.$/,
       );
+      expect(await storedCount(url)).toBe(0);
 
       // A signed-in user from an address of their own goes on past the anonymous limit.
       const carol = client();

@@ -228,7 +228,7 @@ describe('security of links and redirects', () => {
         const response = await browser.api(`${stack.url}/api/shorten/?${query}`, {
           method: 'POST',
         });
-        expect({ url, status: response.status }).toEqual({ url, status: 400 });
+        expect({ url, status: response.status }).toEqual({ url, status: 403 });
         expect(await response.json()).toEqual({ message: OWN_LINKS_MESSAGE });
         expect(await storedCount(url)).toBe(0);
       }

@@ -579,7 +579,7 @@ describe('hostile input', () => {
           body: { url, days: 7 },
         });
         note(response.status);
-        if (response.status !== 400) throw new Error(`${url}: ${response.status}, not refused`);
+        if (response.status !== 403) throw new Error(`${url}: ${response.status}, not refused`);
       }),
       runs(300),
     );

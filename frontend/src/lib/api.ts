@@ -85,5 +85,3 @@ async function readJson(response: Response): Promise<unknown> {
     return undefined;
   }
 }
-
-export const isClientError = (status: number): boolean => status >= 400 && status < 500;

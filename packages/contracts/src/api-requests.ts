@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_URL_LENGTH, SHORT_CODE_PATTERN } from './links';
+import { MAX_URL_LENGTH, SHORT_CODE_PATTERN, TARGET_URL_MESSAGES } from './links';
 
 /**
  * What the public API accepts (SPEC.md section 7), as the gateway validates it and its
@@ -9,10 +9,11 @@ import { MAX_URL_LENGTH, SHORT_CODE_PATTERN } from './links';
 export const shortenQuerySchema = z.object({
   url: z
     .string({
-      error: (issue) => (issue.input === undefined ? 'A URL is required.' : 'Give one URL only.'),
+      error: (issue) =>
+        issue.input === undefined ? TARGET_URL_MESSAGES.required : TARGET_URL_MESSAGES.oneOnly,
     })
-    .min(1, { error: 'A URL is required.' })
-    .max(MAX_URL_LENGTH, { error: `The URL is longer than ${MAX_URL_LENGTH} characters.` })
+    .min(1, { error: TARGET_URL_MESSAGES.required })
+    .max(MAX_URL_LENGTH, { error: TARGET_URL_MESSAGES.tooLong })
     .describe('The absolute http or https URL to shorten.'),
   days: z
     .string()

@@ -54,6 +54,10 @@ describe('checkTargetUrl', () => {
     const result = checkTargetUrl(url, own);
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.message).toContain(message);
+    // What the web page accepts (SPEC section 5: any absolute URL) is refused with a
+    // message it shows; only what it never sends is malformed.
+    const pageSends = typeof url === 'string' && URL.canParse(url.trim());
+    expect(result.ok ? '' : result.reason).toBe(pageSends ? 'refused' : 'malformed');
   });
 });
 
@@ -93,6 +97,7 @@ describe('checkTargetUrl: no short links of this service, however spelled', () =
   ])('refuses %s', (url) => {
     expect(checkTargetUrl(url, own)).toEqual({
       ok: false,
+      reason: 'refused',
       message: 'Short links of this service cannot be shortened again.',
     });
   });

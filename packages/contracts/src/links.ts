@@ -107,7 +107,30 @@ function ownHostName(own: string): string {
   }
 }
 
-export type TargetUrlCheck = { ok: true; url: string } | { ok: false; message: string };
+/** What the server answers when it does not shorten a URL (see `checkTargetUrl`). */
+export const TARGET_URL_MESSAGES = {
+  oneOnly: 'Give one URL only.',
+  required: 'A URL is required.',
+  tooLong: `The URL is longer than ${MAX_URL_LENGTH} characters.`,
+  spaces: 'The URL must not contain spaces or control characters.',
+  notAbsolute: 'The URL is not a valid absolute URL.',
+  scheme: 'Only http and https URLs can be shortened.',
+  noHost: 'The URL must have a host.',
+  credentials: 'URLs with a user name or password cannot be shortened.',
+  ownLinks: 'Short links of this service cannot be shortened again.',
+} as const;
+
+/**
+ * Why a URL is not shortened: `malformed` is input the web page never sends (no URL, two,
+ * not an absolute URL); `refused` is a rule the server applies to a URL the page accepts,
+ * answered with a 403 and its message, which the page shows (SPEC section 8).
+ */
+export type TargetUrlRefusal = 'malformed' | 'refused';
+
+export type TargetUrlCheck =
+  { ok: true; url: string } | { ok: false; reason: TargetUrlRefusal; message: string };
+
+const refused = (message: string): TargetUrlCheck => ({ ok: false, reason: 'refused', message });
 
 /**
  * The server's rules for a URL to shorten (DESIGN.md, "Shorten"). `ownHosts` are the hosts
@@ -116,38 +139,39 @@ export type TargetUrlCheck = { ok: true; url: string } | { ok: false; message: s
  */
 export function checkTargetUrl(raw: unknown, ownHosts: readonly string[] = []): TargetUrlCheck {
   if (Array.isArray(raw)) {
-    return { ok: false, message: 'Give one URL only.' };
+    return { ok: false, reason: 'malformed', message: TARGET_URL_MESSAGES.oneOnly };
   }
   if (typeof raw !== 'string' || raw.trim() === '') {
-    return { ok: false, message: 'A URL is required.' };
+    return { ok: false, reason: 'malformed', message: TARGET_URL_MESSAGES.required };
   }
   if (raw.length > MAX_URL_LENGTH) {
-    return { ok: false, message: `The URL is longer than ${MAX_URL_LENGTH} characters.` };
-  }
-  if (/[\s\p{Cc}]/u.test(raw)) {
-    return { ok: false, message: 'The URL must not contain spaces or control characters.' };
+    return refused(TARGET_URL_MESSAGES.tooLong);
   }
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    return { ok: false, message: 'The URL is not a valid absolute URL.' };
+    return { ok: false, reason: 'malformed', message: TARGET_URL_MESSAGES.notAbsolute };
+  }
+  // Checked on the text as given: the parser would quietly drop tabs and line breaks.
+  if (/[\s\p{Cc}]/u.test(raw)) {
+    return refused(TARGET_URL_MESSAGES.spaces);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return { ok: false, message: 'Only http and https URLs can be shortened.' };
+    return refused(TARGET_URL_MESSAGES.scheme);
   }
   if (parsed.hostname === '') {
-    return { ok: false, message: 'The URL must have a host.' };
+    return { ok: false, reason: 'malformed', message: TARGET_URL_MESSAGES.noHost };
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    return { ok: false, message: 'URLs with a user name or password cannot be shortened.' };
+    return refused(TARGET_URL_MESSAGES.credentials);
   }
   // No loops: nothing on one of our hosts, on any port, nor on the machine the link is
   // opened on (where our short links answer in the local modes), in any spelling. Compared
   // as parsed, so IP literals in any notation and a trailing dot change nothing.
   const host = canonicalHost(parsed.hostname);
   if (isLoopbackHost(host) || ownHosts.some((own) => ownHostName(own) === host)) {
-    return { ok: false, message: 'Short links of this service cannot be shortened again.' };
+    return refused(TARGET_URL_MESSAGES.ownLinks);
   }
   // Stored as given: internationalised hosts keep the form the user typed.
   return { ok: true, url: raw };

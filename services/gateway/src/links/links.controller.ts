@@ -1,4 +1,13 @@
-import { Controller, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  HttpCode,
+  HttpStatus,
+  Inject,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import {
   shortenQuerySchema,
   type DeleteResponse,
@@ -24,7 +33,12 @@ export class LinksController {
     @CurrentUser() user: SessionUser | null,
     @RequestId() requestId: string | undefined,
   ): Promise<ShortenResponse> {
-    return this.links.shorten(parseRequest(shortenQuerySchema, query), user, requestId);
+    // A URL too long is refused like the links service's other rules for a URL the page
+    // accepts: 403 with the message, which the page shows (SPEC section 8).
+    const request = parseRequest(shortenQuerySchema, query, (issue) =>
+      issue.code === 'too_big' ? HttpStatus.FORBIDDEN : HttpStatus.BAD_REQUEST,
+    );
+    return this.links.shorten(request, user, requestId);
   }
 
   @Post('delete/:urlID')

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { MESSAGES, TARGET_URL_MESSAGES } from '@shortener/contracts';
 import { buildOpenApiDocument } from './openapi.document';
 
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
@@ -76,6 +77,23 @@ describe('the OpenAPI description', () => {
       required: ['url', 'loggedIn'],
       additionalProperties: false,
     });
+  });
+
+  it('names every refusal of shorten a user can meet under 403, whose message the page shows', () => {
+    const shorten = document.paths['/api/shorten/']!['post']!;
+    const forbidden = shorten.responses['403'] as { description: string; headers: object };
+    for (const message of [
+      TARGET_URL_MESSAGES.scheme,
+      TARGET_URL_MESSAGES.ownLinks,
+      TARGET_URL_MESSAGES.tooLong,
+      TARGET_URL_MESSAGES.credentials,
+      TARGET_URL_MESSAGES.spaces,
+      MESSAGES.loginForExpiry,
+      'Too many links shortened',
+    ]) {
+      expect(forbidden.description).toContain(message);
+    }
+    expect(forbidden.headers).toHaveProperty('Retry-After');
   });
 
   it('asks every call for X-Requested-With', () => {

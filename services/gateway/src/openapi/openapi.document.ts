@@ -9,6 +9,7 @@ import {
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   shortenQuerySchema,
+  TARGET_URL_MESSAGES,
   shortenResponseSchema,
   urlIdSchema,
   userDataSchema,
@@ -135,9 +136,31 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [requestedWith, ...queryParameters(shortenQuerySchema)],
           responses: {
             '201': { description: 'The short code', content: json(ref('ShortenResponse')) },
-            '400': error(`Not a URL that can be shortened, or a ${undecodable}`),
+            '400': error(
+              `No url, more than one, or one that is not an absolute URL (input the web page ` +
+                `never sends), or a ${undecodable}`,
+            ),
             '403': error(
-              `'${MESSAGES.loginForExpiry}' (anonymous, days > 7), or ${REQUESTED_WITH_HEADER} missing`,
+              // The page shows a 403's message and reads anything else as 'Server error'
+              // (SPEC section 8), so every refusal a user can meet says why with a 403.
+              'Refused, with a message the page shows: ' +
+                [
+                  `'${TARGET_URL_MESSAGES.scheme}'`,
+                  `'${TARGET_URL_MESSAGES.ownLinks}' (this service's hosts, and this machine in any spelling)`,
+                  `'${TARGET_URL_MESSAGES.tooLong}'`,
+                  `'${TARGET_URL_MESSAGES.credentials}'`,
+                  `'${TARGET_URL_MESSAGES.spaces}'`,
+                  `'${MESSAGES.loginForExpiry}' (anonymous, days > 7)`,
+                  "'Too many links shortened: please wait {n} seconds...' (the shorten rate " +
+                    'limit, per user or per address for anonymous callers; with Retry-After)',
+                ].join('; ') +
+                `. Also ${REQUESTED_WITH_HEADER} missing.`,
+              {
+                'Retry-After': {
+                  description: 'Seconds to wait, when the shorten rate limit refused',
+                  schema: { type: 'integer' },
+                },
+              },
             ),
             '413': common['413'],
             '415': common['415'],

@@ -34,16 +34,25 @@ async function refusal(run: () => Promise<void>): Promise<HttpException> {
 }
 
 describe('RateLimitService', () => {
-  it('answers 429 with Retry-After and a message past the limit', async () => {
+  it('answers shortening past the limit with 403, Retry-After and a message the page shows', async () => {
     const limits = new RateLimitService(new MemoryRateLimiter(), config, logger);
     const res = response();
     await limits.enforce('shorten-anonymous', '203.0.113.9', res);
     await limits.enforce('shorten-anonymous', '203.0.113.9', res);
     const error = await refusal(() => limits.enforce('shorten-anonymous', '203.0.113.9', res));
-    expect(error.getStatus()).toBe(429);
+    expect(error.getStatus()).toBe(403);
     expect(error.getResponse()).toEqual({
       message: 'Too many links shortened: please wait 60 seconds, or sign in for a higher limit.',
     });
+    expect(res.headers['retry-after']).toBe('60');
+  });
+
+  it('answers the other limits with 429 and Retry-After', async () => {
+    const limits = new RateLimitService(new MemoryRateLimiter(), config, logger);
+    for (let i = 0; i < 10; i += 1) await limits.enforce('sign-in', '203.0.113.9', response());
+    const res = response();
+    const error = await refusal(() => limits.enforce('sign-in', '203.0.113.9', res));
+    expect(error.getStatus()).toBe(429);
     expect(res.headers['retry-after']).toBe('60');
   });
 

@@ -11,6 +11,11 @@ export type RateLimitBucket = 'api' | 'shorten-anonymous' | 'shorten-signed-in' 
 interface Policy {
   limit: number;
   message: (seconds: number) => string;
+  /**
+   * 429, except for shortening: the web page shows the server's message for a 403 only
+   * (SPEC section 8), and a user who shortens too often must read how long to wait.
+   */
+  status: HttpStatus.TOO_MANY_REQUESTS | HttpStatus.FORBIDDEN;
 }
 
 const seconds = (count: number): string => `${count} second${count === 1 ? '' : 's'}`;
@@ -20,26 +25,30 @@ function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
     api: {
       limit: config.API_RATE_LIMIT,
       message: (wait) => `Too many requests: please wait ${seconds(wait)} and try again.`,
+      status: HttpStatus.TOO_MANY_REQUESTS,
     },
     'shorten-anonymous': {
       limit: config.SHORTEN_RATE_LIMIT_ANONYMOUS,
       message: (wait) =>
         `Too many links shortened: please wait ${seconds(wait)}, or sign in for a higher limit.`,
+      status: HttpStatus.FORBIDDEN,
     },
     'shorten-signed-in': {
       limit: config.SHORTEN_RATE_LIMIT_SIGNED_IN,
       message: (wait) => `Too many links shortened: please wait ${seconds(wait)} and try again.`,
+      status: HttpStatus.FORBIDDEN,
     },
     'sign-in': {
       limit: config.SIGN_IN_RATE_LIMIT,
       message: (wait) => `Too many sign-in attempts: please wait ${seconds(wait)} and try again.`,
+      status: HttpStatus.TOO_MANY_REQUESTS,
     },
   };
 }
 
 /**
- * Applies the configured limits: past one, 429 with Retry-After and a message the page
- * shows. While Redis is away the limiter counts in this process (FallbackRateLimiter);
+ * Applies the configured limits: past one, Retry-After and a message the page shows, with
+ * 429 (403 for shortening, see Policy.status). While Redis is away the limiter counts in this process (FallbackRateLimiter);
  * should a limiter still fail, requests pass: the limiter protects the service, it must
  * not become the reason it is down.
  */
@@ -59,7 +68,7 @@ export class RateLimitService {
 
   /**
    * Counts one request of `subject` (a user id, or clientKey(req) for an address); throws
-   * 429 past the limit.
+   * the bucket's status past the limit.
    */
   async enforce(bucket: RateLimitBucket, subject: string, res: Response): Promise<void> {
     const policy = this.policies[bucket];
@@ -73,6 +82,6 @@ export class RateLimitService {
     if (decision.allowed) return;
     const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
     res.setHeader('retry-after', String(wait));
-    throw new HttpException({ message: policy.message(wait) }, HttpStatus.TOO_MANY_REQUESTS);
+    throw new HttpException({ message: policy.message(wait) }, policy.status);
   }
 }

@@ -56,7 +56,12 @@ export class LinksService {
 
   async create(caller: CallerIdentity, rawUrl: unknown, rawDays: unknown): Promise<InternalLink> {
     const target = checkTargetUrl(rawUrl, this.own.hosts);
-    if (!target.ok) throw new BadRequestException(target.message);
+    if (!target.ok) {
+      // A rule applied to a URL the web page accepts is a 403: the page shows its message.
+      throw target.reason === 'refused'
+        ? new ForbiddenException(target.message)
+        : new BadRequestException(target.message);
+    }
     const days = parseExpiryDays(rawDays);
     if (caller.userId === null && days > ANONYMOUS_MAX_EXPIRY_DAYS) {
       throw new ForbiddenException(MESSAGES.loginForExpiry);

@@ -28,6 +28,7 @@ describe('OwnHostsService', () => {
     for (const url of ['http://203.0.113.7/r/abcdefg', 'http://[2001:db8::7]:8080/r/abcdefg']) {
       expect(checkTargetUrl(url, own.hosts)).toEqual({
         ok: false,
+        reason: 'refused',
         message: 'Short links of this service cannot be shortened again.',
       });
     }

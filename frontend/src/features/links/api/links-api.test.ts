@@ -27,16 +27,28 @@ describe('shortenUrl (SPEC section 8)', () => {
     });
   });
 
-  it("shows the server's message for the refusals the spec leaves open (400, 429)", async () => {
-    mockFetch(() => jsonResponse(400, { message: 'Only http and https URLs can be shortened.' }));
-    expect(await shortenUrl('ftp://example.com', 7)).toMatchObject({
-      message: 'Only http and https URLs can be shortened.',
-    });
+  it.each([400, 401, 404, 409, 413, 415, 422, 429])(
+    "reads 'Server error' on %i, whatever the server's message",
+    async (status) => {
+      mockFetch(() =>
+        jsonResponse(status, { message: 'Only http and https URLs can be shortened.' }),
+      );
+      expect(await shortenUrl('ftp://example.com', 7)).toMatchObject({
+        ok: false,
+        status,
+        message: MESSAGES.serverError,
+      });
+    },
+  );
 
-    mockFetch(() => jsonResponse(429, { message: 'Too many links. Try again in a minute.' }));
-    expect(await shortenUrl('https://example.com', 7)).toMatchObject({
-      message: 'Too many links. Try again in a minute.',
-    });
+  it("shows the server's message for every 403 refusal", async () => {
+    for (const message of [
+      'Only http and https URLs can be shortened.',
+      'Too many links shortened: please wait 12 seconds, or sign in for a higher limit.',
+    ]) {
+      mockFetch(() => jsonResponse(403, { message }, { 'Retry-After': '12' }));
+      expect(await shortenUrl('ftp://example.com', 7)).toMatchObject({ ok: false, message });
+    }
   });
 
   it("reads 'Server error' for any other failure", async () => {
