@@ -1,10 +1,21 @@
 /// <reference types="vitest/config" />
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { repositoryWebUrl } from './src/lib/repository-url';
 
 const BACKEND = 'http://localhost:8080';
+
+/** The footer's source link: the root package.json's `repository`, its one source. */
+const REPOSITORY_URL = repositoryWebUrl(
+  (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      repository?: unknown;
+    }
+  ).repository,
+);
 
 /** After `vite build`, prints what each emitted JS, CSS and HTML file weighs gzipped. */
 function gzipSizeReport(): Plugin {
@@ -39,6 +50,7 @@ function gzipSizeReport(): Plugin {
 
 export default defineConfig({
   plugins: [react(), gzipSizeReport()],
+  define: { __REPOSITORY_URL__: JSON.stringify(REPOSITORY_URL) },
   resolve: {
     alias: {
       // Shared API types and constants straight from source: no build of the package needed.

@@ -1,10 +1,4 @@
 /// <reference types="vite/client" />
 
-interface ImportMetaEnv {
-  /** Where the footer's "Source code" link points; set at build time. */
-  readonly VITE_REPOSITORY_URL?: string;
-}
-
-interface ImportMeta {
-  readonly env: ImportMetaEnv;
-}
+/** The web page of the root package.json's `repository`, for the footer (vite.config.ts). */
+declare const __REPOSITORY_URL__: string;

@@ -1,6 +1,7 @@
-const DEFAULT_REPOSITORY_URL = 'https://github.com/';
-
-/** Build-time configuration (Vite inlines `import.meta.env.VITE_*` when bundling). */
+/**
+ * Build-time configuration, inlined by Vite (`define` in vite.config.ts): the footer's
+ * source link is the root package.json's `repository`, so a fork edits it there.
+ */
 export const config = {
-  repositoryUrl: import.meta.env.VITE_REPOSITORY_URL?.trim() || DEFAULT_REPOSITORY_URL,
+  repositoryUrl: __REPOSITORY_URL__,
 } as const;
