@@ -126,6 +126,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const removeLink = useCallback((urlID: string) => {
+    // A refresh asked before the delete may answer with the link still in it: drop it, and
+    // let the next load ask the server again.
+    generation.current += 1;
+    inFlight.current = null;
     removeLinkFromCachedUser(urlID);
     setState((current) =>
       current.user
