@@ -56,21 +56,41 @@ describe('cached userData', () => {
 });
 
 describe("cached 'visitors-{id}'", () => {
-  it('round-trips per link and ignores corrupt entries', () => {
-    writeCachedVisitors('Ab3dE5g', [aVisit('v1')]);
+  it('round-trips the visits and the next page cursor per link, and ignores corrupt entries', () => {
+    writeCachedVisitors('Ab3dE5g', { visits: [aVisit('v1')], nextCursor: 'page-2' });
+    writeCachedVisitors('last123', { visits: [aVisit('v9')], nextCursor: null });
     expect(localStorage.getItem('visitors-Ab3dE5g')).not.toBeNull();
-    expect(readCachedVisitors('Ab3dE5g')).toEqual([aVisit('v1')]);
+    expect(readCachedVisitors('Ab3dE5g')).toEqual({ visits: [aVisit('v1')], nextCursor: 'page-2' });
+    expect(readCachedVisitors('last123')).toEqual({ visits: [aVisit('v9')], nextCursor: null });
     expect(readCachedVisitors('other12')).toBeNull();
-    localStorage.setItem('visitors-Ab3dE5g', '[{"_id": 1}]');
-    expect(readCachedVisitors('Ab3dE5g')).toBeNull();
+    for (const corrupt of [
+      '[{"_id": 1}]',
+      '{"visits": [{"_id": 1}], "nextCursor": null}',
+      '{"visits": [], "nextCursor": 7}',
+      '{"visits": [], "nextCursor": "with space"}',
+      '{"nextCursor": "page-2"}',
+      '"page-2"',
+      'null',
+    ]) {
+      localStorage.setItem('visitors-Ab3dE5g', corrupt);
+      expect(readCachedVisitors('Ab3dE5g')).toBeNull();
+    }
+  });
+
+  it('reads an entry written before the cursor was kept (a bare list) as the last page', () => {
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('v1'), aVisit('v2')]));
+    expect(readCachedVisitors('Ab3dE5g')).toEqual({
+      visits: [aVisit('v1'), aVisit('v2')],
+      nextCursor: null,
+    });
   });
 });
 
 describe('clearAllCaches', () => {
   it('removes userData and every visitors entry, and nothing else', () => {
     writeCachedUser(aUser());
-    writeCachedVisitors('aaaaaaa', [aVisit('v1')]);
-    writeCachedVisitors('bbbbbbb', []);
+    writeCachedVisitors('aaaaaaa', { visits: [aVisit('v1')], nextCursor: 'page-2' });
+    writeCachedVisitors('bbbbbbb', { visits: [], nextCursor: null });
     localStorage.setItem('unrelated', 'stays');
 
     clearAllCaches();

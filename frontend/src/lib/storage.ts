@@ -2,6 +2,7 @@ import {
   LOGGED_IN_COOKIE,
   userDataSchema,
   visitorsResponseSchema,
+  VISITS_CURSOR_PATTERN,
   type UserData,
   type Visit,
 } from '@shortener/contracts';
@@ -45,12 +46,33 @@ export function removeLinkFromCachedUser(urlID: string): void {
   if (user) writeCachedUser({ ...user, urls: user.urls.filter((link) => link.urlID !== urlID) });
 }
 
-export function readCachedVisitors(urlID: string): Visit[] | null {
-  return readJson(STORAGE_KEYS.visitors(urlID), visitorsResponseSchema);
+/** The visits shown for a link, and where the next page starts (null on the last one). */
+export interface CachedVisitors {
+  visits: Visit[];
+  nextCursor: string | null;
 }
 
-export function writeCachedVisitors(urlID: string, visits: readonly Visit[]): void {
-  writeJson(STORAGE_KEYS.visitors(urlID), visits);
+const cachedVisitorsSchema: Schema<CachedVisitors> = {
+  safeParse(value) {
+    // Entries written before the cursor was kept are a bare list of visits.
+    const entry: unknown = Array.isArray(value) ? { visits: value, nextCursor: null } : value;
+    if (typeof entry !== 'object' || entry === null) return { success: false };
+    const { visits, nextCursor } = entry as Record<string, unknown>;
+    const parsed = visitorsResponseSchema.safeParse(visits);
+    if (!parsed.success) return { success: false };
+    if (nextCursor === null) return { success: true, data: { visits: parsed.data, nextCursor } };
+    return typeof nextCursor === 'string' && VISITS_CURSOR_PATTERN.test(nextCursor)
+      ? { success: true, data: { visits: parsed.data, nextCursor } }
+      : { success: false };
+  },
+};
+
+export function readCachedVisitors(urlID: string): CachedVisitors | null {
+  return readJson(STORAGE_KEYS.visitors(urlID), cachedVisitorsSchema);
+}
+
+export function writeCachedVisitors(urlID: string, page: CachedVisitors): void {
+  writeJson(STORAGE_KEYS.visitors(urlID), page);
 }
 
 export function clearCachedVisitors(urlID: string): void {

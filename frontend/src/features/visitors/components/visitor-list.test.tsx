@@ -32,7 +32,10 @@ describe('Visitors of a link', () => {
     expect(item.textContent).toContain('Mobile Safari');
     expect(item.textContent).toContain('198.51.100.4');
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/visitors/Ab3dE5g');
-    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? 'null')).toEqual([visit]);
+    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? 'null')).toEqual({
+      visits: [visit],
+      nextCursor: null,
+    });
   });
 
   it('uses the cached visitors on first load when signed in, and refreshes on request', async () => {
@@ -76,7 +79,10 @@ describe('Visitors of a link', () => {
     expect(await visitorList().findAllByRole('listitem')).toHaveLength(3);
     expect(fetchMock.mock.calls[1]?.[0]).toBe('/api/visitors/Ab3dE5g?cursor=page-2');
     expect(visitorList().queryByRole('button', { name: 'Load more' })).toBeNull();
-    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? '[]')).toHaveLength(3);
+    expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? 'null')).toEqual({
+      visits: [aVisit('v3'), aVisit('v2'), aVisit('v1')],
+      nextCursor: null,
+    });
   });
 
   it("shows 'Server error' and keeps what is shown when a refresh fails", async () => {

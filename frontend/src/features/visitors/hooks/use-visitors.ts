@@ -30,8 +30,8 @@ export function useVisitors(urlID: string): Visitors {
   const [state, setState] = useState<VisitorsState>(() => {
     const cached = signedIn ? readCachedVisitors(urlID) : null;
     return {
-      visits: cached ?? [],
-      nextCursor: null,
+      visits: cached?.visits ?? [],
+      nextCursor: cached?.nextCursor ?? null,
       status: cached ? 'ready' : 'loading',
       refreshing: false,
       loadingMore: false,
@@ -55,8 +55,9 @@ export function useVisitors(urlID: string): Visitors {
 
       if (result.ok) {
         const visits = after ? appendNew(after.visits, result.data.visits) : result.data.visits;
-        writeCachedVisitors(urlID, visits);
-        setState({ ...IDLE, visits, nextCursor: result.data.nextCursor, status: 'ready' });
+        const { nextCursor } = result.data;
+        writeCachedVisitors(urlID, { visits, nextCursor });
+        setState({ ...IDLE, visits, nextCursor, status: 'ready' });
       } else if (result.signedOut) {
         signOut();
       } else if (result.status === 404) {
