@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { down, up } from '../infra/infra.mjs';
-import { prefixOutput, run } from './lib/processes.mjs';
+import { buildProduct } from './lib/build.mjs';
+import { prefixOutput } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -40,8 +41,12 @@ function nodeOptions(name) {
 }
 
 async function main() {
+  // What the stack serves, as `npm start` builds it: the services and, if missing, the web app.
   console.log('Building...');
-  if ((await run('npx', ['tsc', '-b'], { cwd: root })) !== 0) process.exit(1);
+  if (!(await buildProduct(root))) {
+    console.error('The build failed; see the errors above.');
+    process.exit(1);
+  }
   let started;
   try {
     started = await up();
