@@ -248,6 +248,7 @@ describe('browser journeys', () => {
       await mainButton(page, SPEC.shorten).click();
       await visible(page.getByText(SPEC.invalidUrl, { exact: true }));
       expect(apiCalls.slice(callsBefore)).toEqual([]);
+      await screenshots(page, 'home-invalid-url');
 
       await urlInput(page).fill('not a url either');
       await eventually(async () =>
@@ -590,6 +591,7 @@ describe('browser journeys', () => {
     it("shows 'Url not found' for an id that is not one of the user's links", async () => {
       await page.goto(`${stack.url}/profile/unknown${RUN}`);
       await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));
+      await screenshots(page, 'url-not-found');
       // A deleted link is unknown as well.
       await page.goto(`${stack.url}/profile/${code30}`);
       await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Locator, type Page, type Route } from 'playwright-core';
 import { REPO_ROOT } from '@shortener/testkit';
 
@@ -160,10 +161,37 @@ export const SCREENSHOT_DIR = path.join(ARTIFACTS, 'screenshots');
 export const DESKTOP = { width: 1280, height: 800 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
 
+/** The axe-core impacts that fail a journey: what blocks or badly hinders some users. */
+const FAILING_IMPACTS: ReadonlySet<string> = new Set(['serious', 'critical']);
+
+/**
+ * Runs axe-core (every rule it has, best practices included) on the page as it is now and
+ * fails on any serious or critical violation, naming the screen, each rule and the elements
+ * it found, so that the message alone says what to fix. Moderate and minor findings are
+ * not failures.
+ */
+export async function expectAccessible(page: Page, label: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const failing = violations.filter(({ impact }) => FAILING_IMPACTS.has(impact ?? ''));
+  if (failing.length === 0) return;
+  const width = page.viewportSize()?.width ?? 0;
+  const lines = failing.flatMap((violation) => [
+    `${violation.id} (${violation.impact ?? ''}): ${violation.help}`,
+    ...violation.nodes.map(
+      (node) => `    ${node.target.map(String).join(' ')}: ${node.failureSummary ?? ''}`,
+    ),
+  ]);
+  throw new Error(
+    `axe-core found ${failing.length} serious or critical violation(s) on ${label} ` +
+      `at ${width} px:\n${lines.join('\n')}`,
+  );
+}
+
 /**
  * Screenshots the current screen at desktop and phone width as
  * artifacts/screenshots/<screen>-<width>.png, then returns to desktop width. At each width
- * the page must fit the window: a screen that scrolls sideways on a phone is broken.
+ * the page must fit the window (a screen that scrolls sideways on a phone is broken) and
+ * pass axe-core without a serious or critical violation (expectAccessible).
  */
 export async function screenshots(page: Page, screen: string): Promise<void> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -185,6 +213,8 @@ export async function screenshots(page: Page, screen: string): Promise<void> {
       width: size.width,
       scrollWidth: clientWidth,
     });
+    // After the picture, so that a failing screen is pictured as it failed.
+    await expectAccessible(page, screen);
   }
   await page.setViewportSize(DESKTOP);
 }
