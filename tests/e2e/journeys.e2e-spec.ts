@@ -21,6 +21,7 @@ import {
   definition,
   eventually,
   holdNextRequest,
+  keyboardTo,
   launchChromium,
   localStorageOf,
   readClipboard,
@@ -632,6 +633,76 @@ describe('browser journeys', () => {
       expect(cookies.find((cookie) => cookie.name === 'loggedIn')).toBeUndefined();
       await page.goto(`${stack.url}/profile`);
       await visible(page.getByRole('heading', { level: 1, name: SPEC.mustLogin }));
+    });
+  });
+
+  describe('keyboard only', () => {
+    // No mouse anywhere below: only page.keyboard (Tab, Shift+Tab, Enter, Space, typing),
+    // and every element the focus passes shows a visible ring (keyboardTo measures it).
+    let page: Page;
+    const keyboardTarget = (): string => target('keyboard');
+    const listHeading = `${USER.name}'s URLs`;
+
+    beforeAll(async () => {
+      page = await newJourneyPage();
+    });
+    afterAll(() => page?.context().close());
+
+    it('signs in, shortens, copies, opens the profile, opens the link and deletes it, all by keyboard with a visible focus ring', async () => {
+      // Sign in by following the prompt's link with Enter.
+      await page.goto(`${stack.url}/profile`);
+      await keyboardTo(page, page.getByRole('link', { name: SPEC.signIn, exact: true }));
+      await page.keyboard.press('Enter');
+      await visible(page.getByRole('heading', { level: 1, name: listHeading }), 30_000);
+
+      // Home by the top bar's title link.
+      const title = page.getByRole('banner').getByRole('link', { name: 'URL Shortener' });
+      await keyboardTo(page, title, { key: 'Shift+Tab' });
+      await page.keyboard.press('Enter');
+      await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+
+      // Shorten: type the URL, then Space on the button.
+      await keyboardTo(page, urlInput(page));
+      await page.keyboard.type(keyboardTarget());
+      await keyboardTo(page, mainButton(page, SPEC.shorten));
+      await page.keyboard.press('Space');
+      await visible(mainButton(page, SPEC.copy));
+      const shortLink = await urlInput(page).inputValue();
+      expect(shortLink).toMatch(shortLinkPattern());
+      const code = codeOf(shortLink);
+
+      // Copy: Enter on the same button, which kept the focus.
+      await page.keyboard.press('Enter');
+      await visible(mainButton(page, SPEC.copied));
+      expect(await readClipboard(page)).toBe(shortLink);
+
+      // The profile by the top bar's 'Tracking' link, back up the page.
+      await keyboardTo(page, page.getByRole('link', { name: 'Tracking', exact: true }), {
+        key: 'Shift+Tab',
+      });
+      await page.keyboard.press('Enter');
+      const list = page.getByRole('region', { name: listHeading });
+      const item = list
+        .getByRole('listitem')
+        .filter({ has: page.getByText(keyboardTarget(), { exact: true }) });
+      await visible(item);
+
+      // The link's details by its button.
+      await keyboardTo(page, item.getByRole('button', { name: 'Details', exact: true }));
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${stack.url}/profile/${code}`);
+      const original = page.getByRole('heading', { level: 1 }).getByRole('link');
+      expect(await original.getAttribute('href')).toBe(keyboardTarget());
+
+      // Delete it from the detail page: back on the list, without it.
+      await keyboardTo(page, page.getByRole('button', { name: 'Delete', exact: true }));
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${stack.url}/profile`);
+      await visible(page.getByRole('heading', { level: 1, name: listHeading }));
+      await eventually(async () => expect(await item.count()).toBe(0));
+      expect(apiCalls.map((call) => `${call.method} ${call.path}`)).toContain(
+        `POST /api/delete/${code}`,
+      );
     });
   });
 

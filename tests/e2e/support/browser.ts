@@ -219,6 +219,90 @@ export async function screenshots(page: Page, screen: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
 }
 
+/** How the focused element shows its focus: the computed outline and box-shadow. */
+export interface FocusIndicator {
+  /** The focused element, e.g. 'button "Delete"', for failure messages. */
+  element: string;
+  outline: string;
+  boxShadow: string;
+  /** An outline or a box-shadow ring with a non-zero width and a colour one can see. */
+  visible: boolean;
+}
+
+/** Measures the focus indicator of the page's focused element (document.activeElement). */
+export function focusIndicator(page: Page): Promise<FocusIndicator> {
+  return page.evaluate(() => {
+    const globals = globalThis as unknown as FocusGlobals;
+    const element = globals.document.activeElement;
+    const style = globals.getComputedStyle(element);
+    const name =
+      element.getAttribute('aria-label') ?? (element.textContent ?? '').trim().slice(0, 40);
+    const seen = (color: string): boolean =>
+      color !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(color);
+    const outlined =
+      style.outlineStyle !== 'none' &&
+      Number.parseFloat(style.outlineWidth) > 0 &&
+      seen(style.outlineColor);
+    // A ring drawn as a box-shadow: some shadow with a spread (its 4th length) above zero.
+    const ringed =
+      style.boxShadow !== 'none' &&
+      style.boxShadow.split(/,(?![^(]*\))/).some((shadow) => {
+        const lengths = shadow.match(/-?[\d.]+px/g) ?? [];
+        const color = /rgba?\([^)]*\)/.exec(shadow)?.[0] ?? '';
+        return !shadow.includes('inset') && Number.parseFloat(lengths[3] ?? '0') > 0 && seen(color);
+      });
+    return {
+      element: `${element.tagName.toLowerCase()} ${JSON.stringify(name)}`,
+      outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
+      boxShadow: style.boxShadow,
+      visible: outlined || ringed,
+    };
+  });
+}
+
+/**
+ * Presses `key` (Tab, or Shift+Tab to go back) until `target` has the focus, as a keyboard
+ * user would, and checks the focus ring of every element passed on the way: each must show
+ * a visible outline or ring. Fails after `max` presses without reaching the target.
+ */
+export async function keyboardTo(
+  page: Page,
+  target: Locator,
+  { key = 'Tab', max = 40 }: { key?: 'Tab' | 'Shift+Tab'; max?: number } = {},
+): Promise<void> {
+  await target.waitFor({ state: 'visible' });
+  const passed: string[] = [];
+  for (let presses = 0; presses < max; presses++) {
+    await page.keyboard.press(key);
+    const focused = await focusIndicator(page);
+    // Past the last control the focus leaves the document for the browser's own UI.
+    if (focused.element.startsWith('body ')) continue;
+    passed.push(focused.element);
+    expect(focused).toEqual({ ...focused, visible: true });
+    const reached = await target.evaluate(
+      (element) => element === (globalThis as unknown as FocusGlobals).document.activeElement,
+    );
+    if (reached) return;
+  }
+  throw new Error(`${max} presses of ${key} never reached the target; passed ${passed.join(', ')}`);
+}
+
+interface FocusElement {
+  tagName: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+
+interface FocusGlobals {
+  document: { activeElement: FocusElement };
+  getComputedStyle(element: FocusElement): {
+    outlineStyle: string;
+    outlineWidth: string;
+    outlineColor: string;
+    boxShadow: string;
+  };
+}
+
 /**
  * The few browser globals the journeys read inside the page. The tests are typechecked
  * without the DOM library (they run in Node), so these are described here.
