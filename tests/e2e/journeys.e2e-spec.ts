@@ -8,6 +8,7 @@ import {
   type Page,
   type Response,
 } from 'playwright-core';
+import { VISITS_PAGE_DEFAULT } from '@shortener/contracts';
 import {
   startOAuth2Mock,
   startStack,
@@ -53,6 +54,8 @@ const SPEC = {
   signIn: 'Sign in with Google',
   profileLoading: 'Loading....',
   pageNotFound: 'Page not found.',
+  serverError: 'Server error',
+  loadMore: 'Load more',
 } as const;
 
 const RUN = Date.now().toString(36);
@@ -264,6 +267,7 @@ describe('browser journeys', () => {
       await mainButton(page, SPEC.shorten).click();
       await held.arrived;
       await visible(mainButton(page, SPEC.loading));
+      await screenshots(page, 'home-loading');
       held.release();
 
       await visible(mainButton(page, SPEC.copy));
@@ -274,6 +278,26 @@ describe('browser journeys', () => {
       await mainButton(page, SPEC.copy).click();
       await visible(mainButton(page, SPEC.copied));
       expect(await readClipboard(page)).toBe(shortLink);
+      await screenshots(page, 'home-copied');
+    });
+
+    it("shows 'Server error' when the server fails to shorten", async () => {
+      // The server itself would have to break for this: the answer is made up in the browser.
+      await page.route(
+        /\/api\/shorten\//,
+        (route) =>
+          route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({ statusCode: 500, message: 'Internal server error' }),
+          }),
+        { times: 1 },
+      );
+      await urlInput(page).fill(`${anonymousTarget()}&failing=1`);
+      await mainButton(page, SPEC.shorten).click();
+      await visible(page.getByText(SPEC.serverError, { exact: true }));
+      await visible(mainButton(page, SPEC.shorten));
+      await screenshots(page, 'home-server-error');
     });
 
     it("goes back to 'Shorten' when the input is edited after a result", async () => {
@@ -401,6 +425,7 @@ describe('browser journeys', () => {
       expect(page.url()).toBe(`${stack.url}/profile`);
       expect(providerRequests.some((url) => url.startsWith(provider.authorizationUrl))).toBe(true);
       await visible(page.getByText(SPEC.profileLoading, { exact: true }));
+      await screenshots(page, 'profile-loading');
       held.release();
 
       await visible(page.getByRole('heading', { level: 1, name: listHeading }));
@@ -435,6 +460,7 @@ describe('browser journeys', () => {
       }
       expect(await page.getByText(SPEC.expiryHint).count()).toBe(0);
       expect((await localStorageOf(page, stack.url)).has('userData')).toBe(true);
+      await screenshots(page, 'home-signed-in');
 
       shortenedAt = Date.now();
       code7 = codeOf(await shorten(page, target7()));
@@ -563,7 +589,14 @@ describe('browser journeys', () => {
 
     it('deletes from the detail page: back on the list without the link, its cached visitors gone', async () => {
       expect((await localStorageOf(page, stack.url)).has(`visitors-${code30}`)).toBe(true);
-      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      // The answer is held back so that the deleting state is seen (and pictured) for certain.
+      const held = await holdNextRequest(page, /\/api\/delete\//);
+      const deleteButton = page.getByRole('button', { name: 'Delete', exact: true });
+      await deleteButton.click();
+      await held.arrived;
+      expect(await deleteButton.getAttribute('aria-busy')).toBe('true');
+      await screenshots(page, 'detail-deleting');
+      held.release();
       await page.waitForURL(`${stack.url}/profile`);
 
       await eventually(async () => expect(await items().count()).toBe(1));
@@ -596,6 +629,47 @@ describe('browser journeys', () => {
       // A deleted link is unknown as well.
       await page.goto(`${stack.url}/profile/${code30}`);
       await visible(page.getByRole('heading', { level: 1, name: SPEC.urlNotFound }));
+    });
+
+    it(`shows 'Load more' under a full page of visitors (${VISITS_PAGE_DEFAULT}), and the rest after pressing it`, async () => {
+      const many = target('many-visitors');
+      await page.goto(`${stack.url}/`);
+      const code = codeOf(await shorten(page, many));
+
+      // One visit more than a page, each from its own address (the stack believes
+      // X-Forwarded-For from loopback), straight from Node rather than a browser each.
+      const visits = VISITS_PAGE_DEFAULT + 1;
+      for (let visit = 1; visit <= visits; visit++) {
+        const response = await fetch(`${stack.url}/r/${code}`, {
+          redirect: 'manual',
+          headers: {
+            'x-forwarded-for': `198.51.100.${visit}`,
+            'user-agent':
+              'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36',
+          },
+        });
+        expect({ status: response.status, location: response.headers.get('location') }).toEqual({
+          status: 302,
+          location: many,
+        });
+      }
+
+      await page.goto(`${stack.url}/profile/${code}`);
+      const loadMore = page.getByRole('button', { name: SPEC.loadMore, exact: true });
+      // The visits reach analytics through Kafka in their own time.
+      await eventually(
+        async () => {
+          await refresh(`/api/visitors/${code}`);
+          expect(await visitorRows().count()).toBe(VISITS_PAGE_DEFAULT);
+          expect(await loadMore.count()).toBe(1);
+        },
+        { timeoutMs: 60_000, intervalMs: 1_000 },
+      );
+      await screenshots(page, 'detail-load-more');
+
+      await loadMore.click();
+      await eventually(async () => expect(await visitorRows().count()).toBe(visits));
+      expect(await loadMore.count()).toBe(0);
     });
 
     it('lists a URL as the redirect sends visitors there: hidden characters encoded, a host mixing scripts marked', async () => {
