@@ -48,8 +48,7 @@ export type RedirectTarget = { ok: true; location: string } | { ok: false; reaso
  * under `link:{code}`.
  */
 export function redirectTarget(url: string): RedirectTarget {
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(url)) {
+  if (/\p{Cc}/u.test(url)) {
     return { ok: false, reason: 'control characters' };
   }
   let parsed: URL;

@@ -62,7 +62,14 @@ export interface RedirectDeps {
 export function createRedirectHandler(deps: RedirectDeps) {
   const { resolver, misses, queue, count } = deps;
 
-  function redirect(req: IncomingMessage, res: ServerResponse, code: string, link: LiveLink): void {
+  /** `client`: the visitor's address when the caller already has it. */
+  function redirect(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    link: LiveLink,
+    client?: string,
+  ): void {
     res.writeHead(302, {
       location: link.location,
       'cache-control': 'private, no-store',
@@ -79,7 +86,7 @@ export function createRedirectHandler(deps: RedirectDeps) {
         id: randomUUID(),
         urlID: code,
         timestamp: Date.now(),
-        ip: deps.clientIp(req),
+        ip: client ?? deps.clientIp(req),
         userAgent:
           userAgent.length > MAX_USER_AGENT ? userAgent.slice(0, MAX_USER_AGENT) : userAgent,
         referrer: referrer ? referrer.slice(0, MAX_REFERRER) : null,
@@ -127,7 +134,9 @@ export function createRedirectHandler(deps: RedirectDeps) {
     resolver.resolve(code, misses.for(client)).then(
       (link) => {
         if (link === TOO_MANY_MISSES) return tooManyMisses(res, client);
-        return link && link.expiresAt > Date.now() ? redirect(req, res, code, link) : notFound(res);
+        return link && link.expiresAt > Date.now()
+          ? redirect(req, res, code, link, client)
+          : notFound(res);
       },
       (error: unknown) => {
         if (!(error instanceof LinksUnavailableError)) deps.onError(error);
