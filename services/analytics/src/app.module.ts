@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { DatabaseModule, OpsController, READINESS_CHECKS } from '@shortener/chassis/nest';
+import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
+import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from './config';
 import { IngestModule } from './ingest/ingest.module';
 import { VISIT_SOURCE, type VisitSource } from './ingest/visit-source';

@@ -1,5 +1,5 @@
 import cookieParser from 'cookie-parser';
-import { startNestService, type RunningService } from '@shortener/chassis/nest';
+import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import { loadAuthConfig } from './config';
 

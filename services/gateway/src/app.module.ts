@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
-import { redisReadiness, type Redis } from '@shortener/chassis/redis';
-import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis/nest';
+import { redisReadiness, type Redis } from '@shortener/chassis-redis';
+import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis-nest';
 import { BackendsModule } from './backends/backends.module';
 import { usesRedis, type GatewayConfig } from './config';
 import { EdgeModule } from './edge/edge.module';

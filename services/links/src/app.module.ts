@@ -1,14 +1,8 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { redisReadiness, type Redis } from '@shortener/chassis/redis';
-import {
-  DatabaseModule,
-  OpsController,
-  READINESS_CHECKS,
-  REDIS,
-  RedisModule,
-} from '@shortener/chassis/nest';
+import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
+import { redisReadiness, type Redis } from '@shortener/chassis-redis';
+import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis-nest';
 import type { LinksConfig } from './config';
 import { LinksModule } from './links/links.module';
 import { linksMigrations } from './migrations';

@@ -1,4 +1,4 @@
-import { startNestService, type RunningService } from '@shortener/chassis/nest';
+import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import { loadLinksConfig } from './config';
 

@@ -1,5 +1,5 @@
 import { env, loadConfig } from '@shortener/chassis';
-import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis/kafka';
+import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis-kafka';
 
 export const redirectConfigShape = {
   PORT: env.port(7004),
@@ -14,7 +14,7 @@ export const redirectConfigShape = {
   REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
   /** `memory` publishes to the analytics consumer in this process (the embedded mode). */
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
-  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis/kafka. */
+  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
   KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
   KAFKA_USERNAME: kafkaEnv.username(),
   KAFKA_PASSWORD: kafkaEnv.password(),

@@ -12,8 +12,8 @@ import {
   sharedVisitBus,
   type ReadinessCheck,
 } from '@shortener/chassis';
-import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis/redis';
-import { createKafka } from '@shortener/chassis/kafka';
+import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
+import { createKafka } from '@shortener/chassis-kafka';
 import { RedisLinkCache, sharedMemoryLinkCache, type LinkCache } from '@shortener/link-cache';
 import { clientIp, trustedProxies } from './client-ip';
 import { loadRedirectConfig, type RedirectConfig } from './config';

@@ -7,7 +7,7 @@ import {
 import type { Logger } from 'pino';
 import type { VisitEvent } from '@shortener/contracts';
 import { sharedVisitBus } from '@shortener/chassis';
-import { SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { IngestService } from './ingest.service';
 import { planEvents, unstorable } from './visit-batch';
 import type { VisitSource } from './visit-source';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { VisitsRepository, type VisitRow } from '../visits/visits.repository';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';

@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { retryForever } from '@shortener/chassis';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { DeadLetterProducer } from './dead-letter.producer';
 import { IngestService } from './ingest.service';

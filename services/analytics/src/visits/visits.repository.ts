@@ -1,7 +1,7 @@
 import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isShortCode, type Visit } from '@shortener/contracts';
-import { ManagedDataSource } from '@shortener/chassis/database';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { chunk } from '../ingest/visit-batch';
 import type { VisitCursor } from './visit-cursor';
 

@@ -1,7 +1,7 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { REDIS, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { REDIS, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { FallbackRateLimiter } from './fallback-rate-limiter';
 import { MemoryRateLimiter } from './memory-rate-limiter';
 import { RATE_LIMITER, type RateLimiter } from './rate-limiter';

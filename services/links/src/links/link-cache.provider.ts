@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
-import { REDIS } from '@shortener/chassis/nest';
+import { REDIS } from '@shortener/chassis-nest';
 import { RedisLinkCache, sharedMemoryLinkCache, type LinkCache } from '@shortener/link-cache';
-import type { Redis } from '@shortener/chassis/redis';
+import type { Redis } from '@shortener/chassis-redis';
 
 export const LINK_CACHE = Symbol('LINK_CACHE');
 export type { LinkCache };

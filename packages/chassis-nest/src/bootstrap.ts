@@ -5,12 +5,17 @@ import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Request, Response, NextFunction } from 'express';
-import { createLogger, type Logger } from '../logger';
-import { createMetrics, type ServiceMetrics } from '../metrics';
-import { opsRoutes, type OpsConfig } from '../ops-http';
-import type { ReadinessCheck } from '../readiness';
-import { onShutdown } from '../shutdown';
-import { exitOnStartupError } from '../startup';
+import {
+  createLogger,
+  type Logger,
+  createMetrics,
+  type ServiceMetrics,
+  opsRoutes,
+  type OpsConfig,
+  type ReadinessCheck,
+  onShutdown,
+  exitOnStartupError,
+} from '@shortener/chassis';
 import { ChassisModule } from './chassis.module';
 import { DEFAULT_BODY_LIMIT } from './request-body';
 import { RequestBodyModule, type RequestBodies } from './request-body.module';

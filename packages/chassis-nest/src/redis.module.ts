@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { closeRedis, createRedis } from '../redis';
+import { closeRedis, createRedis } from '@shortener/chassis-redis';
 import { SERVICE_LOGGER } from './tokens';
 
 export const REDIS = Symbol('REDIS');

@@ -7,7 +7,7 @@ import {
 } from 'kafkajs';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ConfigError, env } from './config';
+import { ConfigError, env } from '@shortener/chassis';
 
 export const KAFKA_SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'plain'] as const;
 export type KafkaSaslMechanism = (typeof KAFKA_SASL_MECHANISMS)[number];
