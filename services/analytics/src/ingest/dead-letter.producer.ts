@@ -1,5 +1,13 @@
-import type { Kafka, Producer } from 'kafkajs';
-import type { RejectedMessage } from './visit-batch';
+import type { IHeaders, Kafka, Producer } from 'kafkajs';
+
+/** A message that cannot be stored, kept as it came for the dead-letter topic. */
+export interface RejectedMessage {
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders | undefined;
+  reason: string;
+}
 
 export const DLQ_REASON_HEADER = 'dlq-reason';
 export const DLQ_SOURCE_HEADER = 'dlq-source';
