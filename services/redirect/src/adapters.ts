@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { retryForever, type Adapter } from '@shortener/chassis';
-import { createKafka } from '@shortener/chassis-kafka';
+import { createKafka, createProducer } from '@shortener/chassis-kafka';
 import { redisLinkCache, type LinkCache } from '@shortener/link-cache';
 import type { RedirectConfig } from './config';
 import { KafkaVisitPublisher } from './visit-publishers';
@@ -26,12 +26,13 @@ export function kafkaVisitPublisher(
   config: RedirectConfig,
   logger: Logger,
 ): Adapter<VisitPublisher> {
-  const producer = createKafka({
+  const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
     clientId: 'redirect',
     logger,
     security: config,
-  }).producer({
+  });
+  const producer = createProducer(kafka, {
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,

@@ -1,4 +1,5 @@
 import type { IHeaders, Kafka, Producer } from 'kafkajs';
+import { createProducer } from '@shortener/chassis-kafka';
 
 /** A message that cannot be stored, kept as it came for the dead-letter topic. */
 export interface RejectedMessage {
@@ -28,7 +29,7 @@ export class DeadLetterProducer {
     kafka: Kafka,
     private readonly topic: string,
   ) {
-    this.producer = kafka.producer({
+    this.producer = createProducer(kafka, {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
