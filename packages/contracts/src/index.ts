@@ -4,3 +4,4 @@ export * from './visits';
 export * from './internal';
 export * from './sessions';
 export * from './api-requests';
+export * from './stats';

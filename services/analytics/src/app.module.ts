@@ -6,6 +6,7 @@ import type { AnalyticsConfig } from './config';
 import type { AnalyticsAdapters } from './service';
 import { IngestModule } from './ingest/ingest.module';
 import { analyticsMigrations } from './migrations';
+import { StatsModule } from './stats/stats.module';
 import { VisitsModule } from './visits/visits.module';
 
 @Module({})
@@ -23,7 +24,8 @@ export class AppModule {
           migrate: config.DB_MIGRATE,
         }),
         VisitsModule,
-        IngestModule.forRoot(adapters.visits.value),
+        StatsModule,
+        IngestModule.forRoot(adapters.visits.value, adapters.notifier.value),
       ],
       controllers: [OpsController],
       providers: [

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { env, loadConfig } from '@shortener/chassis';
 import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis-kafka';
 import { VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
@@ -13,6 +14,8 @@ export const analyticsConfigShape = {
   INTERNAL_API_SECRET: env.secret(),
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
   DB_MIGRATE: env.bool(true),
+  /** Where the visits stored are announced to the gateways' live streams (pub/sub). */
+  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
   KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
@@ -31,6 +34,11 @@ export const analyticsConfigShape = {
   USER_AGENT_CACHE_SIZE: env.int(10_000, 0, 1_000_000),
   /** Store visitor IPs with the last IPv4 octet / all but the first 48 IPv6 bits zeroed. */
   ANONYMIZE_IP: env.bool(false),
+  /**
+   * The IP-to-country database (MaxMind .mmdb format); unset: the CC0 geo-whois-asn-country
+   * database shipped with the service (docs/operations.md says how to update it).
+   */
+  GEOIP_DATABASE: z.string().min(1).optional(),
   /** Days a deleted link's tombstone is kept, dropping its late events. */
   TOMBSTONE_RETENTION_DAYS: env.int(90, 1, 3650),
   TOMBSTONE_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),

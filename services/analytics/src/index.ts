@@ -4,3 +4,4 @@ export { loadAnalyticsConfig, type AnalyticsConfig } from './config';
 export { connectAdapters } from './adapters';
 export { InProcessVisitBus } from './ingest/in-process-bus';
 export { kafkaVisitSource } from './ingest/kafka-visit-source';
+export { InProcessLiveVisits, redisVisitNotifier } from './ingest/visit-notifier';

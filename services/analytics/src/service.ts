@@ -2,11 +2,16 @@ import type { Adapter, Logger } from '@shortener/chassis';
 import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import type { AnalyticsConfig } from './config';
+import type { VisitNotifier } from './ingest/visit-notifier';
 import type { VisitSource } from './ingest/visit-source';
 
-/** What the analytics service talks to beyond PostgreSQL: where visits come from. */
+/**
+ * What the analytics service talks to beyond PostgreSQL: where visits come from, and who is
+ * told of the visits stored (the gateway's live streams).
+ */
 export interface AnalyticsAdapters {
   visits: Adapter<VisitSource>;
+  notifier: Adapter<VisitNotifier>;
 }
 
 export interface AnalyticsOptions {

@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
 import {
+  InProcessLiveVisits,
   InProcessVisitBus,
   kafkaVisitSource,
   loadAnalyticsConfig,
+  redisVisitNotifier,
   startAnalytics,
 } from '@shortener/analytics';
 import { loadAuthConfig, startAuth } from '@shortener/auth';
@@ -95,6 +97,7 @@ export async function startServices(
   const kafka = Boolean(environment['KAFKA_BROKERS']);
   const linkCache = redisUrl ? undefined : new MemoryLinkCache();
   const bus = kafka ? undefined : new InProcessVisitBus();
+  const liveVisits = redisUrl ? undefined : new InProcessLiveVisits();
   const urls: Record<string, string> = {};
   const started = async (
     name: string,
@@ -112,9 +115,10 @@ export async function startServices(
     const visits = bus
       ? inProcess(bus, [bus.readiness('visit bus')])
       : kafkaVisitSource(config, log);
+    const notifier = liveVisits ? inProcess(liveVisits) : redisVisitNotifier(config.REDIS_URL, log);
     await started(
       'analytics',
-      await startAnalytics({ config, logger: log, adapters: { visits }, hosted: true }),
+      await startAnalytics({ config, logger: log, adapters: { visits, notifier }, hosted: true }),
       'ANALYTICS_URL',
     );
   }

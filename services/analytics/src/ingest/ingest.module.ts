@@ -3,13 +3,14 @@ import type { ServiceMetrics } from '@shortener/chassis';
 import { SERVICE_METRICS } from '@shortener/chassis-nest';
 import { VisitsModule } from '../visits/visits.module';
 import { createIngestMetrics, INGEST_METRICS } from './ingest.metrics';
-import { IngestService, VISIT_SOURCE } from './ingest.service';
+import { IngestService, VISIT_NOTIFIER, VISIT_SOURCE } from './ingest.service';
+import type { VisitNotifier } from './visit-notifier';
 import type { VisitSource } from './visit-source';
 
 /** From the process's visit source (Kafka, or the in-process bus) into the analytics schema. */
 @Module({})
 export class IngestModule {
-  static forRoot(source: VisitSource): DynamicModule {
+  static forRoot(source: VisitSource, notifier: VisitNotifier): DynamicModule {
     return {
       module: IngestModule,
       imports: [VisitsModule],
@@ -20,6 +21,7 @@ export class IngestModule {
           useFactory: (metrics: ServiceMetrics) => createIngestMetrics(metrics),
         },
         { provide: VISIT_SOURCE, useValue: source },
+        { provide: VISIT_NOTIFIER, useValue: notifier },
         IngestService,
       ],
     };

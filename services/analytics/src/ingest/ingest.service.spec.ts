@@ -3,7 +3,11 @@ import type { AnalyticsConfig } from '../config';
 import type { StoreOutcome, VisitRow, VisitsRepository } from '../visits/visits.repository';
 import { createIngestMetrics } from './ingest.metrics';
 import pino from 'pino';
-import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contracts';
+import {
+  VISIT_EVENT_SCHEMA_VERSION,
+  type StoredVisits,
+  type VisitEvent,
+} from '@shortener/contracts';
 import { IngestService } from './ingest.service';
 import type { VisitSource } from './visit-source';
 
@@ -12,6 +16,10 @@ class FakeVisits {
   readonly stored = new Set<string>();
   calls = 0;
   failWith: Error | undefined;
+
+  keysFor(offered: ReadonlyMap<string, Buffer>): Promise<Map<string, Buffer>> {
+    return Promise.resolve(new Map(offered));
+  }
 
   storeVisits(rows: readonly VisitRow[]): Promise<StoreOutcome> {
     this.calls += 1;
@@ -28,6 +36,7 @@ class FakeVisits {
       stored: fresh.length,
       duplicates: rows.length - fresh.length,
       ofDeletedLinks: 0,
+      inserted: fresh,
     });
   }
 }
@@ -41,10 +50,15 @@ function rows(count: number, bad: number[]): VisitRow[] {
     platform: 'Unknown',
     browser: 'Unknown',
     referrer: bad.includes(index) ? 'BAD' : null,
+    bot: false,
+    device: 'desktop',
+    country: 'ZZ',
+    referrerHost: '(direct)',
+    visitor: Buffer.alloc(16),
   }));
 }
 
-function service(visits: FakeVisits): IngestService {
+function service(visits: FakeVisits, notices: StoredVisits[] = []): IngestService {
   const metrics = createIngestMetrics({ registry: new Registry() } as never);
   const config = { INGEST_CHUNK_ROWS: 5000, USER_AGENT_CACHE_SIZE: 10, ANONYMIZE_IP: false };
   const source: VisitSource = { start: () => undefined, stop: () => Promise.resolve() };
@@ -54,6 +68,7 @@ function service(visits: FakeVisits): IngestService {
     config as AnalyticsConfig,
     pino({ level: 'silent' }),
     source,
+    { stored: (batch) => notices.push(batch) },
   );
 }
 
@@ -84,6 +99,33 @@ describe('IngestService.ingest', () => {
     expect(unstored[0]?.reason).toBe('not JSON');
     expect(unstored[1]?.reason).toContain('SQLSTATE 23514');
     expect([...visits.stored].sort()).toEqual([uuid(1), uuid(3)]);
+  });
+
+  it('tells the live streams of what it stored, once committed, and never of a redelivery', async () => {
+    const visits = new FakeVisits();
+    const notices: StoredVisits[] = [];
+    const ingest = service(visits, notices);
+    const first = event(uuid(5), 'https://example.com/');
+    await ingest.ingest([
+      { event: first, origin: 1 },
+      { event: { ...event(uuid(6)), urlID: 'XyZ9876' }, origin: 2 },
+    ]);
+    await ingest.ingest([{ event: first, origin: 3 }]);
+    expect(
+      notices.map((notice) => [notice.urlID, notice.visits.map((visit) => visit._id)]),
+    ).toEqual([
+      ['AbC1234', [uuid(5)]],
+      ['XyZ9876', [uuid(6)]],
+    ]);
+    expect(notices[0]?.visits[0]).toEqual({
+      _id: uuid(5),
+      createdAt: '2026-11-23T10:00:00.000Z',
+      userAgent: { platform: 'Unknown', browser: 'Unknown' },
+      ipAddress: '203.0.113.9',
+      country: 'ZZ',
+      device: 'bot',
+      bot: true,
+    });
   });
 
   it('throws when storing fails for another reason, so the source offers the batch again', async () => {

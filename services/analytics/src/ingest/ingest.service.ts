@@ -12,10 +12,21 @@ import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
-import { planBatch, type Incoming, type Unstored, type VisitEnrichment } from './visit-batch';
+import { noticesOf, type VisitNotifier } from './visit-notifier';
+import { CountryLookup } from './country';
+import {
+  parseBatch,
+  planParsed,
+  utcDay,
+  type Incoming,
+  type Unstored,
+  type VisitEnrichment,
+} from './visit-batch';
+import { VisitorKeys, visitorHash } from './visitors';
 import type { VisitSink, VisitSource } from './visit-source';
 
 export const VISIT_SOURCE = Symbol('VISIT_SOURCE');
+export const VISIT_NOTIFIER = Symbol('VISIT_NOTIFIER');
 
 /** A row PostgreSQL refused for its data, by its index in the rows given, and its reason. */
 export interface RefusedRow {
@@ -30,7 +41,8 @@ export interface RefusedRow {
  */
 @Injectable()
 export class IngestService implements VisitSink, OnApplicationBootstrap, OnApplicationShutdown {
-  readonly enrich: VisitEnrichment;
+  readonly enrich: Omit<VisitEnrichment, 'visitor'>;
+  private readonly visitorKeys: VisitorKeys;
 
   constructor(
     @Inject(VisitsRepository) private readonly visits: VisitsRepository,
@@ -38,12 +50,16 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
     @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
     @Inject(SERVICE_LOGGER) readonly logger: Logger,
     @Inject(VISIT_SOURCE) private readonly source: VisitSource,
+    @Inject(VISIT_NOTIFIER) private readonly notifier: VisitNotifier,
   ) {
     const userAgents = new UserAgentParser(config.USER_AGENT_CACHE_SIZE);
+    const countries = new CountryLookup(config.GEOIP_DATABASE);
     this.enrich = {
       userAgent: (userAgent) => userAgents.parse(userAgent),
       ipAddress: config.ANONYMIZE_IP ? anonymizeIp : (ip) => ip,
+      country: (ip) => countries.country(ip),
     };
+    this.visitorKeys = new VisitorKeys(visits);
   }
 
   onApplicationBootstrap(): void {
@@ -56,7 +72,14 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
   }
 
   async ingest<Origin>(incoming: readonly Incoming<Origin>[]): Promise<Unstored<Origin>[]> {
-    const plan = planBatch(incoming, this.enrich);
+    const parsed = parseBatch(incoming);
+    const keys = await this.visitorKeys.forDays(
+      new Set(parsed.events.map((event) => utcDay(event.timestamp))),
+    );
+    const plan = planParsed(parsed, {
+      ...this.enrich,
+      visitor: (day, ip, userAgent) => visitorHash(keys.get(day)!, ip, userAgent),
+    });
     const refused = await this.storeIsolating(plan.visits, plan.repeated);
     return [
       ...plan.rejected,
@@ -70,6 +93,8 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
     this.metrics.stored.inc(outcome.stored);
     this.metrics.duplicates.inc(outcome.duplicates);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
+    // Committed: the live streams may show them now.
+    for (const notice of noticesOf(outcome.inserted)) this.notifier.stored(notice);
   }
 
   /**

@@ -10,16 +10,66 @@ const FIREFOX_LINUX =
 describe('UserAgentParser', () => {
   it('takes the platform from the OS name and the browser from the browser name', () => {
     const parser = new UserAgentParser();
-    expect(parser.parse(CHROME_WINDOWS)).toEqual({ platform: 'Windows', browser: 'Chrome' });
-    expect(parser.parse(SAFARI_IPHONE)).toEqual({ platform: 'iOS', browser: 'Mobile Safari' });
-    expect(parser.parse(FIREFOX_LINUX)).toEqual({ platform: 'Ubuntu', browser: 'Firefox' });
+    expect(parser.parse(CHROME_WINDOWS)).toMatchObject({ platform: 'Windows', browser: 'Chrome' });
+    expect(parser.parse(SAFARI_IPHONE)).toMatchObject({
+      platform: 'iOS',
+      browser: 'Mobile Safari',
+    });
+    expect(parser.parse(FIREFOX_LINUX)).toMatchObject({ platform: 'Ubuntu', browser: 'Firefox' });
   });
 
   it('answers Unknown for what it cannot recognise, and for an empty User-Agent', () => {
     const parser = new UserAgentParser();
-    expect(parser.parse('')).toEqual({ platform: UNKNOWN, browser: UNKNOWN });
-    expect(parser.parse('curl/8.5.0')).toEqual({ platform: UNKNOWN, browser: UNKNOWN });
-    expect(parser.parse('x'.repeat(1024))).toEqual({ platform: UNKNOWN, browser: UNKNOWN });
+    expect(parser.parse('')).toEqual({
+      platform: UNKNOWN,
+      browser: UNKNOWN,
+      device: 'other',
+      bot: false,
+    });
+    // isbot takes a User-Agent that looks like no browser at all for a script.
+    for (const garbage of ['x'.repeat(1024), 'x'.repeat(10 * 1024)]) {
+      expect(parser.parse(garbage)).toEqual({
+        platform: UNKNOWN,
+        browser: UNKNOWN,
+        device: 'bot',
+        bot: true,
+      });
+    }
+  });
+
+  it('tells desktops, phones, tablets, bots and the rest apart', () => {
+    const parser = new UserAgentParser();
+    const device = (userAgent: string) => parser.parse(userAgent).device;
+    expect(device(CHROME_WINDOWS)).toBe('desktop');
+    expect(device(FIREFOX_LINUX)).toBe('desktop');
+    expect(device(SAFARI_IPHONE)).toBe('mobile');
+    expect(
+      device(
+        'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+      ),
+    ).toBe('tablet');
+    expect(device('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)')).toBe(
+      'bot',
+    );
+    expect(device('curl/8.5.0')).toBe('bot');
+    expect(
+      device(
+        'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)',
+      ),
+    ).toBe('other');
+  });
+
+  it('flags bots by isbot, people not', () => {
+    const parser = new UserAgentParser();
+    expect(
+      parser.parse('Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)').bot,
+    ).toBe(true);
+    expect(
+      parser.parse('facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)').bot,
+    ).toBe(true);
+    expect(parser.parse(CHROME_WINDOWS).bot).toBe(false);
+    expect(parser.parse(SAFARI_IPHONE).bot).toBe(false);
+    expect(parser.parse('').bot).toBe(false);
   });
 
   it('parses a repeated User-Agent once', () => {
@@ -44,7 +94,12 @@ describe('UserAgentParser', () => {
 
   it('still parses with the cache turned off', () => {
     const parser = new UserAgentParser(0);
-    expect(parser.parse(CHROME_WINDOWS)).toEqual({ platform: 'Windows', browser: 'Chrome' });
+    expect(parser.parse(CHROME_WINDOWS)).toEqual({
+      platform: 'Windows',
+      browser: 'Chrome',
+      device: 'desktop',
+      bot: false,
+    });
     expect(parser.cachedEntries).toBe(0);
   });
 });

@@ -4,8 +4,15 @@ import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contract
 import { planBatch, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
-  userAgent: (userAgent) => ({ platform: `os(${userAgent})`, browser: `browser(${userAgent})` }),
+  userAgent: (userAgent) => ({
+    platform: `os(${userAgent})`,
+    browser: `browser(${userAgent})`,
+    device: 'mobile',
+    bot: userAgent === 'bot',
+  }),
   ipAddress: (ip) => `masked(${ip})`,
+  country: (ip) => (ip === '203.0.113.9' ? 'ZZ' : 'NL'),
+  visitor: (day, ip, userAgent) => Buffer.from(`${day}|${ip}|${userAgent}`),
 };
 
 function event(overrides: Partial<VisitEvent> = {}): VisitEvent {
@@ -52,6 +59,12 @@ describe('planBatch', () => {
         platform: 'os(ua)',
         browser: 'browser(ua)',
         referrer: 'https://example.com/',
+        bot: false,
+        device: 'mobile',
+        // From the address as given, before it is masked for storing.
+        country: 'ZZ',
+        referrerHost: 'example.com',
+        visitor: Buffer.from('2026-11-23|203.0.113.9|ua'),
       },
     ]);
   });
@@ -122,5 +135,23 @@ describe('planBatch', () => {
     expect(plan.origins).toEqual(['first']);
     expect(plan.rejected).toEqual([{ origin: 'second', reason: 'timestamp: out of range' }]);
     expect(plan.repeated).toBe(1);
+  });
+
+  it('gives the referrers breakdown a host, (direct) or (unknown)', () => {
+    const plan = planBatch(
+      fromKafka(
+        [null, '', 'https://News.Example.org/a?b', 'android-app://com.slack/', 'not a url'].map(
+          (referrer) => message(JSON.stringify(event({ referrer }))),
+        ),
+      ),
+      enrich,
+    );
+    expect(plan.visits.map((row) => row.referrerHost)).toEqual([
+      '(direct)',
+      '(direct)',
+      'news.example.org',
+      'com.slack',
+      '(unknown)',
+    ]);
   });
 });

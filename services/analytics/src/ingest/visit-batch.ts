@@ -1,4 +1,4 @@
-import { parseVisitEvent, type VisitEvent } from '@shortener/contracts';
+import { DIRECT_REFERRER, parseVisitEvent, type VisitEvent } from '@shortener/contracts';
 import type { VisitRow } from '../visits/visits.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
@@ -26,9 +26,48 @@ export interface BatchPlan<Origin> {
   repeated: number;
 }
 
+/** What ingest adds to an event before storing it. */
 export interface VisitEnrichment {
   userAgent: (userAgent: string) => ParsedUserAgent;
+  /** The address as stored: as given, or anonymised (ANONYMIZE_IP). */
   ipAddress: (ip: string) => string;
+  /** The country of the address as given, before any anonymisation. */
+  country: (ip: string) => string;
+  /**
+   * The visitor of a UTC day: a keyed hash of the (IP, User-Agent) pair as given, whose key
+   * is that day's. The pair itself is never stored for this.
+   */
+  visitor: (day: string, ip: string, userAgent: string) => Buffer;
+}
+
+/** Events parsed and checked, with where each came from. */
+export interface ParsedBatch<Origin> {
+  events: VisitEvent[];
+  origins: Origin[];
+  rejected: Unstored<Origin>[];
+}
+
+/** The UTC day (YYYY-MM-DD) of a timestamp: unique visitors and breakdowns are per day. */
+export function utcDay(timestamp: number): string {
+  return new Date(timestamp).toISOString().slice(0, 10);
+}
+
+const MAX_HOST_LENGTH = 253;
+
+/**
+ * Where a visitor came from, for the referrers breakdown: the referring URL's host,
+ * `(direct)` when the request named none, `(unknown)` when what it named is not a URL
+ * with a host.
+ */
+export function referrerHost(referrer: string | null): string {
+  if (referrer === null || referrer === '') return DIRECT_REFERRER;
+  let host: string;
+  try {
+    host = new URL(referrer).hostname.toLowerCase();
+  } catch {
+    return '(unknown)';
+  }
+  return host === '' || host.length > MAX_HOST_LENGTH ? '(unknown)' : host;
 }
 
 /** Past this a JavaScript Date cannot represent the timestamp. */
@@ -39,16 +78,10 @@ export function unstorable(event: VisitEvent): string | undefined {
   return event.timestamp > MAX_TIMESTAMP_MS ? 'timestamp: out of range' : undefined;
 }
 
-/**
- * Turns a batch into rows to store and events that cannot be stored, synchronously: the hot
- * loop does no I/O per event, so a batch costs one parse each and a few statements in all.
- */
-export function planBatch<Origin>(
-  incoming: readonly Incoming<Origin>[],
-  enrich: VisitEnrichment,
-): BatchPlan<Origin> {
+/** Parses and checks a batch: events to store, and those that cannot be, with their origins. */
+export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
   const events: VisitEvent[] = [];
-  const parsedFrom: Origin[] = [];
+  const origins: Origin[] = [];
   const rejected: Unstored<Origin>[] = [];
   for (const item of incoming) {
     const parsed =
@@ -59,10 +92,29 @@ export function planBatch<Origin>(
       continue;
     }
     events.push(parsed.event);
-    parsedFrom.push(item.origin);
+    origins.push(item.origin);
   }
+  return { events, origins, rejected };
+}
+
+/**
+ * Turns a batch into rows to store and events that cannot be stored, synchronously: the hot
+ * loop does no I/O per event, so a batch costs one parse each and a few statements in all.
+ */
+export function planBatch<Origin>(
+  incoming: readonly Incoming<Origin>[],
+  enrich: VisitEnrichment,
+): BatchPlan<Origin> {
+  return planParsed(parseBatch(incoming), enrich);
+}
+
+/** The rows of a parsed batch (see planBatch). */
+export function planParsed<Origin>(
+  { events, origins, rejected }: ParsedBatch<Origin>,
+  enrich: VisitEnrichment,
+): BatchPlan<Origin> {
   const { visits, repeated, sources } = planEvents(events, enrich);
-  return { visits, origins: sources.map((index) => parsedFrom[index]!), rejected, repeated };
+  return { visits, origins: sources.map((index) => origins[index]!), rejected, repeated };
 }
 
 /**
@@ -81,7 +133,7 @@ export function planEvents(
     if (seen.has(id)) continue;
     seen.add(id);
     sources.push(index);
-    const { platform, browser } = enrich.userAgent(event.userAgent);
+    const { platform, browser, device, bot } = enrich.userAgent(event.userAgent);
     visits.push({
       id,
       urlId: event.urlID,
@@ -90,6 +142,11 @@ export function planEvents(
       platform,
       browser,
       referrer: event.referrer,
+      bot,
+      device,
+      country: enrich.country(event.ip),
+      referrerHost: referrerHost(event.referrer),
+      visitor: enrich.visitor(utcDay(event.timestamp), event.ip, event.userAgent),
     });
   }
   return { visits, repeated: events.length - visits.length, sources };

@@ -15,6 +15,15 @@ export interface VisitRow {
   platform: string;
   browser: string;
   referrer: string | null;
+  bot: boolean;
+  /** desktop, mobile, tablet, bot or other. */
+  device: string;
+  /** ISO 3166-1 alpha-2, ZZ when unknown. */
+  country: string;
+  /** For the referrers breakdown: the referring host, (direct) or (unknown). */
+  referrerHost: string;
+  /** The day's keyed hash of the visitor's (IP, User-Agent): unique visitors. */
+  visitor: Buffer;
 }
 
 export interface StoreOutcome {
@@ -23,6 +32,8 @@ export interface StoreOutcome {
   duplicates: number;
   /** Late events of deleted links, dropped. */
   ofDeletedLinks: number;
+  /** The rows really inserted (not those already stored), once committed. */
+  inserted: VisitRow[];
 }
 
 export interface StoredVisit {
@@ -61,22 +72,82 @@ function lockBuckets(urlIds: Iterable<string>): number[] {
   return [...buckets].sort((a, b) => a - b);
 }
 
+/**
+ * One statement stores a chunk of visits and everything counted from them: only the rows
+ * really inserted (not the ones a redelivery brings again) raise the hourly rollups, the
+ * breakdowns and the visitor-days, so a redelivered batch adds nothing anywhere.
+ */
 const INSERT_VISITS = `
-  WITH inserted AS (
-    INSERT INTO analytics.visits
-      (id, url_id, created_at, ip_address, platform, browser, referrer)
+  WITH input AS (
     SELECT * FROM unnest(
-      $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[], $7::text[]
-    )
+      $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
+      $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::bytea[]
+    ) AS t(id, url_id, created_at, ip_address, platform, browser, referrer, bot, device,
+           country, referrer_host, visitor)
+  ),
+  inserted AS (
+    INSERT INTO analytics.visits
+      (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+    SELECT id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country
+    FROM input
     ON CONFLICT (id) DO NOTHING
-    RETURNING url_id
+    RETURNING id
+  ),
+  fresh AS (
+    SELECT input.*, date_trunc('hour', input.created_at, 'UTC') AS hour,
+           (input.created_at AT TIME ZONE 'UTC')::date AS day
+    FROM input JOIN inserted USING (id)
+  ),
+  dimensions AS (
+    SELECT fresh.url_id, fresh.hour, fresh.day, d.dimension, d.value
+    FROM fresh CROSS JOIN LATERAL (VALUES
+      ('browser', fresh.browser), ('os', fresh.platform), ('device', fresh.device),
+      ('referrer', fresh.referrer_host), ('country', fresh.country)
+    ) AS d(dimension, value)
+  ),
+  hours AS (
+    INSERT INTO analytics.visit_hours AS h (url_id, hour, visits, humans, bots)
+    SELECT url_id, hour, count(*), count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot)
+    FROM fresh GROUP BY url_id, hour
+    ON CONFLICT (url_id, hour) DO UPDATE SET
+      visits = h.visits + EXCLUDED.visits,
+      humans = h.humans + EXCLUDED.humans,
+      bots = h.bots + EXCLUDED.bots
+  ),
+  days AS (
+    INSERT INTO analytics.visit_breakdowns AS b (url_id, day, dimension, value, visits)
+    SELECT url_id, day, dimension, value, count(*) FROM dimensions
+    GROUP BY url_id, day, dimension, value
+    ON CONFLICT (url_id, day, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
+  ),
+  recent AS (
+    INSERT INTO analytics.visit_breakdown_hours AS b (url_id, hour, dimension, value, visits)
+    SELECT url_id, hour, dimension, value, count(*) FROM dimensions
+    WHERE hour >= now() - interval '2 days'
+    GROUP BY url_id, hour, dimension, value
+    ON CONFLICT (url_id, hour, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
+  ),
+  visitors AS (
+    INSERT INTO analytics.visitor_days AS v (url_id, day, visitor, last_seen)
+    SELECT url_id, day, visitor, max(created_at) FROM fresh GROUP BY url_id, day, visitor
+    ON CONFLICT (url_id, day, visitor) DO UPDATE SET last_seen = EXCLUDED.last_seen
+      WHERE v.last_seen < EXCLUDED.last_seen
   )
-  SELECT url_id, count(*)::int AS stored FROM inserted GROUP BY url_id`;
+  SELECT id FROM fresh`;
 
 const ADD_VISIT_COUNTS = `
   INSERT INTO analytics.link_stats AS stats (url_id, visit_count)
   SELECT * FROM unnest($1::varchar[], $2::bigint[])
   ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
+
+/** What is counted of a link beside its visits, deleted with it. */
+const LINK_TABLES = [
+  'link_stats',
+  'visit_hours',
+  'visit_breakdowns',
+  'visit_breakdown_hours',
+  'visitor_days',
+];
 
 /** Rows deleted per statement when a link's visits go, so no transaction runs for long. */
 const DELETE_SLICE = 10_000;
@@ -92,7 +163,7 @@ export class VisitsRepository {
    * of it commits or none, so a retry of the same batch is always safe.
    */
   async storeVisits(rows: readonly VisitRow[], chunkRows: number): Promise<StoreOutcome> {
-    if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0 };
+    if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
     return this.db().transaction(async (manager) => {
       const urlIds = new Set(rows.map((row) => row.urlId));
       await this.lockLinks(manager, urlIds, 'shared');
@@ -104,8 +175,9 @@ export class VisitsRepository {
       const live = deletedIds.size === 0 ? rows : rows.filter((row) => !deletedIds.has(row.urlId));
 
       const perLink = new Map<string, number>();
+      const inserted: VisitRow[] = [];
       for (const piece of chunk(live, chunkRows)) {
-        const counts: { url_id: string; stored: number }[] = await manager.query(INSERT_VISITS, [
+        const fresh: { id: string }[] = await manager.query(INSERT_VISITS, [
           piece.map((row) => row.id),
           piece.map((row) => row.urlId),
           piece.map((row) => row.createdAt),
@@ -113,21 +185,28 @@ export class VisitsRepository {
           piece.map((row) => row.platform),
           piece.map((row) => row.browser),
           piece.map((row) => row.referrer),
+          piece.map((row) => row.bot),
+          piece.map((row) => row.device),
+          piece.map((row) => row.country),
+          piece.map((row) => row.referrerHost),
+          piece.map((row) => row.visitor),
         ]);
-        for (const { url_id, stored } of counts) {
-          perLink.set(url_id, (perLink.get(url_id) ?? 0) + stored);
+        const ids = new Set(fresh.map((row) => row.id));
+        for (const row of piece) {
+          if (!ids.has(row.id)) continue;
+          inserted.push(row);
+          perLink.set(row.urlId, (perLink.get(row.urlId) ?? 0) + 1);
         }
       }
       if (perLink.size > 0) {
         const ordered = [...perLink.keys()].sort();
         await manager.query(ADD_VISIT_COUNTS, [ordered, ordered.map((id) => perLink.get(id))]);
       }
-      let stored = 0;
-      for (const count of perLink.values()) stored += count;
       return {
-        stored,
-        duplicates: live.length - stored,
+        stored: inserted.length,
+        duplicates: live.length - inserted.length,
         ofDeletedLinks: rows.length - live.length,
+        inserted,
       };
     });
   }
@@ -189,9 +268,11 @@ export class VisitsRepository {
          ON CONFLICT (url_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at`,
         [links],
       );
-      await manager.query('DELETE FROM analytics.link_stats WHERE url_id = ANY($1::varchar[])', [
-        links,
-      ]);
+      for (const table of LINK_TABLES) {
+        await manager.query(`DELETE FROM analytics.${table} WHERE url_id = ANY($1::varchar[])`, [
+          links,
+        ]);
+      }
     });
     let deleted = 0;
     for (;;) {
@@ -222,6 +303,46 @@ export class VisitsRepository {
       [retentionDays],
     );
     return row?.purged ?? 0;
+  }
+
+  /** Stores the offered key of each day that has none yet; answers each day's key. */
+  async keysFor(offered: ReadonlyMap<string, Buffer>): Promise<Map<string, Buffer>> {
+    const days = [...offered.keys()];
+    await this.db().query(
+      `INSERT INTO analytics.visitor_keys (day, key)
+       SELECT * FROM unnest($1::date[], $2::bytea[]) ON CONFLICT (day) DO NOTHING`,
+      [days, days.map((day) => offered.get(day))],
+    );
+    const rows: { day: string; key: Buffer }[] = await this.db().query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, key FROM analytics.visitor_keys
+       WHERE day = ANY($1::date[])`,
+      [days],
+    );
+    return new Map(rows.map((row) => [row.day, row.key]));
+  }
+
+  /**
+   * What is only kept for a while goes: hourly breakdowns older than two days (the 24-hour
+   * range needs one), visitor keys a week after their day. Returns how many rows of each.
+   */
+  async purgeShortLived(keyRetentionDays: number): Promise<{ hours: number; keys: number }> {
+    const [hours]: { purged: number }[] = await this.db().query(
+      `WITH gone AS (
+         DELETE FROM analytics.visit_breakdown_hours WHERE hour < now() - interval '2 days'
+         RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM gone`,
+    );
+    const [keys]: { purged: number }[] = await this.db().query(
+      `WITH gone AS (
+         DELETE FROM analytics.visitor_keys
+         WHERE day < (now() AT TIME ZONE 'UTC')::date - $1::int
+         RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM gone`,
+      [keyRetentionDays],
+    );
+    return { hours: hours?.purged ?? 0, keys: keys?.purged ?? 0 };
   }
 
   private async lockLinks(

@@ -1,0 +1,265 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
+import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { UAParser } from 'ua-parser-js';
+import { InternalClient, signInternalToken } from '@shortener/chassis';
+import {
+  INTERNAL_TOKEN_HEADER,
+  SHORT_CODE_ALPHABET,
+  VISIT_EVENT_SCHEMA_VERSION,
+  VISITS_TOPIC,
+  type LinkStats,
+  type VisitCounts,
+  type VisitEvent,
+} from '@shortener/contracts';
+import {
+  freePort,
+  startService,
+  testServers,
+  waitFor,
+  type ServiceProcess,
+} from '@shortener/testkit';
+
+// The built analytics service on the real PostgreSQL and Kafka: visits with known
+// User-Agents, addresses and referrers give exactly the expected statistics and CSV.
+
+const SECRET = randomUUID().replace(/-/g, '');
+const CHROME_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const SAFARI_IPAD =
+  'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+// A 10 KB User-Agent as the redirect service publishes it: its first 1,024 characters.
+const HUGE_AGENT = 'x'.repeat(10 * 1024).slice(0, 1024);
+const DAY = 86_400_000;
+
+function newCode(): string {
+  return Array.from({ length: 7 }, () => SHORT_CODE_ALPHABET[randomInt(62)]).join('');
+}
+
+/** ua-parser-js's names, which the stats report as they are. */
+function named(userAgent: string): { browser: string; os: string } {
+  const parser = new UAParser(userAgent);
+  return { browser: parser.getBrowser().name ?? 'Unknown', os: parser.getOS().name ?? 'Unknown' };
+}
+
+function tally(values: string[]): Array<{ name: string; visits: number }> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([name, visits]) => ({ name, visits }));
+}
+
+describe('analytics stats', () => {
+  let service: ServiceProcess;
+  let client: InternalClient;
+  let producer: Producer;
+  const kafka = new Kafka({
+    clientId: 'analytics-stats-test',
+    brokers: testServers.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  });
+
+  const event = (urlID: string, overrides: Partial<VisitEvent>): VisitEvent => ({
+    schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+    id: randomUUID(),
+    urlID,
+    timestamp: Date.now() - 1000,
+    ip: '203.0.113.7',
+    userAgent: CHROME_WINDOWS,
+    referrer: null,
+    ...overrides,
+  });
+
+  async function produce(events: VisitEvent[]): Promise<void> {
+    await producer.send({
+      topic: VISITS_TOPIC,
+      messages: events.map((value) => ({ key: value.urlID, value: JSON.stringify(value) })),
+    });
+  }
+
+  async function count(code: string): Promise<number> {
+    const response = await client.request<VisitCounts>('POST', '/internal/visit-counts', {
+      body: { codes: [code] },
+    });
+    return response.body.counts[code] ?? -1;
+  }
+
+  async function stats(code: string, query: string): Promise<{ status: number; body: LinkStats }> {
+    return client.request<LinkStats>('GET', `/internal/stats/${code}${query}`);
+  }
+
+  async function csv(code: string): Promise<Response> {
+    const path = `/internal/visits/${code}/csv`;
+    return fetch(`${service.url}${path}`, {
+      headers: {
+        [INTERNAL_TOKEN_HEADER]: signInternalToken(
+          SECRET,
+          { userId: null },
+          { method: 'GET', path },
+        ),
+      },
+    });
+  }
+
+  beforeAll(async () => {
+    service = await startService('analytics', await freePort(), {
+      DATABASE_URL: testServers.databaseUrl,
+      REDIS_URL: testServers.redisUrl,
+      KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
+      KAFKA_CONSUMER_GROUP: 'analytics-stats-test',
+      INTERNAL_API_SECRET: SECRET,
+    });
+    client = new InternalClient('analytics', service.url, SECRET);
+    producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    await waitFor(async () => (await fetch(`${service.url}/readyz`)).status === 200, {
+      what: 'analytics ready',
+      timeoutMs: 30_000,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await producer?.disconnect();
+    await service?.stop('SIGKILL');
+  });
+
+  it('counts visits, people, bots, unique visitors and each breakdown exactly', async () => {
+    const code = newCode();
+    const now = Date.now();
+    const visits: VisitEvent[] = [
+      event(code, { ip: '8.8.8.8', referrer: 'https://News.Example.org/story?x=1' }),
+      event(code, { ip: '1.1.1.1', userAgent: SAFARI_IPHONE }),
+      event(code, { ip: '8.8.8.8', userAgent: GOOGLEBOT }),
+      // The same person as the first, the same day: one unique visitor.
+      event(code, { ip: '8.8.8.8' }),
+      event(code, {
+        ip: '::ffff:193.0.14.129',
+        userAgent: SAFARI_IPAD,
+        referrer: '=1+2,"x"',
+      }),
+      event(code, { ip: '127.0.0.1', userAgent: '' }),
+      event(code, { ip: '2001:4860:4860::8888', userAgent: HUGE_AGENT }),
+      // Three days ago: in 7d and all, not in 24h.
+      event(code, { ip: '193.0.14.129', timestamp: now - 3 * DAY }),
+    ];
+    await produce(visits);
+    await waitFor(async () => (await count(code)) === visits.length, {
+      what: `${visits.length} visits of ${code}`,
+      timeoutMs: 30_000,
+    });
+
+    const day = await stats(code, '?range=24h');
+    expect(day.status).toBe(200);
+    const recent = visits.slice(0, 7);
+    expect(day.body.totals).toEqual({ visits: 7, humans: 5, bots: 2, uniqueVisitors: 6 });
+    expect(day.body.interval).toBe('hour');
+    expect(day.body.series).toHaveLength(24);
+    expect(day.body.series.reduce((sum, point) => sum + point.visits, 0)).toBe(7);
+    expect(day.body.series.reduce((sum, point) => sum + point.bots, 0)).toBe(2);
+    expect(day.body.devices).toEqual([
+      { name: 'bot', visits: 2 },
+      { name: 'desktop', visits: 2 },
+      { name: 'mobile', visits: 1 },
+      { name: 'other', visits: 1 },
+      { name: 'tablet', visits: 1 },
+    ]);
+    expect(day.body.countries).toEqual([
+      { code: 'US', visits: 4 },
+      { code: 'AU', visits: 1 },
+      { code: 'NL', visits: 1 },
+      { code: 'ZZ', visits: 1 },
+    ]);
+    expect(day.body.referrers).toEqual([
+      { name: '(direct)', visits: 5 },
+      { name: '(unknown)', visits: 1 },
+      { name: 'news.example.org', visits: 1 },
+    ]);
+    expect(day.body.browsers).toEqual(tally(recent.map((v) => named(v.userAgent).browser)));
+    expect(day.body.os).toEqual(tally(recent.map((v) => named(v.userAgent).os)));
+
+    const week = await stats(code, '');
+    expect(week.body.range).toBe('7d');
+    expect(week.body.interval).toBe('day');
+    expect(week.body.series).toHaveLength(7);
+    expect(week.body.totals).toEqual({ visits: 8, humans: 6, bots: 2, uniqueVisitors: 7 });
+    expect(week.body.series.reduce((sum, point) => sum + point.humans, 0)).toBe(6);
+    expect(week.body.countries).toContainEqual({ code: 'NL', visits: 2 });
+
+    const all = await stats(code, `?range=all&createdAt=${now - 5 * DAY}`);
+    expect(all.body.totals.visits).toBe(await count(code));
+    expect(all.body.series).toHaveLength(6);
+    expect(all.body.from).toBe(Math.floor((now - 5 * DAY) / DAY) * DAY);
+
+    // A redelivery stores nothing and counts nothing.
+    await produce([visits[0]!, visits[7]!]);
+    const marker = event(code, { ip: '8.8.4.4' });
+    await produce([marker]);
+    await waitFor(async () => (await count(code)) === 9, { what: 'the marker visit' });
+    const again = await stats(code, '?range=all');
+    expect(again.body.totals).toEqual({ visits: 9, humans: 7, bots: 2, uniqueVisitors: 8 });
+  });
+
+  it('exports every visit as CSV that a CSV parser reads back, formula-safe', async () => {
+    const code = newCode();
+    const visits = [
+      event(code, { ip: '8.8.8.8', referrer: '=HYPERLINK("http://evil.example","x")' }),
+      event(code, { ip: '1.1.1.1', userAgent: GOOGLEBOT, referrer: 'https://a.example/,b' }),
+    ];
+    await produce(visits);
+    await waitFor(async () => (await count(code)) === 2, { what: 'two visits' });
+    const response = await csv(code);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const records = parse<Record<string, string>>(await response.text(), { columns: true });
+    expect(records).toHaveLength(2);
+    const byIp = new Map(records.map((record) => [record['ip'], record]));
+    expect(byIp.get('8.8.8.8')).toEqual({
+      time: new Date(visits[0]!.timestamp).toISOString(),
+      ip: '8.8.8.8',
+      country: 'US',
+      platform: 'Windows',
+      browser: 'Chrome',
+      device: 'desktop',
+      referrer: `'=HYPERLINK("http://evil.example","x")`,
+      bot: 'false',
+    });
+    expect(byIp.get('1.1.1.1')).toMatchObject({
+      country: 'AU',
+      device: 'bot',
+      referrer: 'https://a.example/,b',
+      bot: 'true',
+    });
+  });
+
+  it('answers a link with no visits with the header only, and bad input with 400', async () => {
+    const empty = await csv(newCode());
+    expect(await empty.text()).toBe('time,ip,country,platform,browser,device,referrer,bot\r\n');
+    const nothing = await stats(newCode(), '?range=30d');
+    expect(nothing.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
+    expect(nothing.body.series).toHaveLength(30);
+    expect(nothing.body.browsers).toEqual([]);
+    expect((await stats(newCode(), '?range=1y')).status).toBe(400);
+    expect((await stats('no!', '')).status).toBe(400);
+    expect((await stats(newCode(), '?createdAt=yesterday')).status).toBe(400);
+  });
+
+  it("forgets a deleted link's rollups, breakdowns and visitors with its visits", async () => {
+    const code = newCode();
+    await produce([event(code, { ip: '8.8.8.8' }), event(code, { ip: '1.1.1.1' })]);
+    await waitFor(async () => (await count(code)) === 2, { what: 'two visits' });
+    const deleted = await client.request('POST', '/internal/visits/delete', {
+      body: { codes: [code] },
+    });
+    expect(deleted.status).toBe(200);
+    const after = await stats(code, '?range=all');
+    expect(after.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
+    expect(after.body.countries).toEqual([]);
+    expect(await (await csv(code)).text()).toBe(
+      'time,ip,country,platform,browser,device,referrer,bot\r\n',
+    );
+  });
+});
