@@ -1,0 +1,63 @@
+import type { Adapter, Logger } from '@shortener/chassis';
+import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
+import { storedVisitsChannel, storedVisitsSchema, type StoredVisits } from '@shortener/contracts';
+
+export type StoredVisitsListener = (batch: StoredVisits) => void;
+
+/** Notices of the visits analytics stored, per link: what the live streams send on. */
+export interface LiveVisitFeed {
+  /** Listens to one link's notices; returns what stops listening. */
+  subscribe(urlID: string, listener: StoredVisitsListener): () => void;
+}
+
+const CHANNEL_PREFIX = storedVisitsChannel('');
+
+/**
+ * The distributed mode's feed: Redis pub/sub on a connection of its own, a channel per link
+ * subscribed while at least one stream of this instance watches it (ioredis subscribes again
+ * after a reconnect). A message that is not a notice (anyone with access to Redis can
+ * publish) is dropped.
+ */
+export function redisLiveVisits(url: string, logger: Logger): Adapter<LiveVisitFeed> {
+  // Subscriptions wait in the offline queue while Redis is away, and are made when it is back.
+  const redis = createRedis(url, logger, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const listeners = new Map<string, Set<StoredVisitsListener>>();
+  redis.on('message', (channel: string, message: string) => {
+    if (!channel.startsWith(CHANNEL_PREFIX)) return;
+    const watching = listeners.get(channel.slice(CHANNEL_PREFIX.length));
+    if (!watching) return;
+    let batch: StoredVisits;
+    try {
+      batch = storedVisitsSchema.parse(JSON.parse(message));
+    } catch {
+      logger.warn({ channel }, 'live visit notice dropped: not a notice');
+      return;
+    }
+    for (const listener of watching) listener(batch);
+  });
+  const feed: LiveVisitFeed = {
+    subscribe(urlID, listener) {
+      let watching = listeners.get(urlID);
+      if (!watching) {
+        watching = new Set();
+        listeners.set(urlID, watching);
+        redis.subscribe(storedVisitsChannel(urlID)).catch((error: unknown) => {
+          logger.warn({ err: (error as Error).message, urlID }, 'live visits: subscribe failed');
+        });
+      }
+      watching.add(listener);
+      return () => {
+        watching.delete(listener);
+        if (watching.size > 0 || listeners.get(urlID) !== watching) return;
+        listeners.delete(urlID);
+        redis.unsubscribe(storedVisitsChannel(urlID)).catch(() => undefined);
+      };
+    },
+  };
+  return {
+    value: feed,
+    // Reported, not required: without it the live streams pause, everything else works.
+    checks: [{ ...redisReadiness(redis, 'redis (live visits)'), optional: true }],
+    close: () => closeRedis(redis),
+  };
+}
