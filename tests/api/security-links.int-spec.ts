@@ -2,7 +2,12 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { SHORT_CODE_ALPHABET, type InternalLink, type UserData } from '@shortener/contracts';
+import {
+  internalApi,
+  SHORT_CODE_ALPHABET,
+  type InternalLink,
+  type UserData,
+} from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
 import {
   startOAuth2Mock,
@@ -57,11 +62,11 @@ describe('security of links and redirects', () => {
     });
 
   async function createLink(url: string): Promise<InternalLink> {
-    const response = await links.request<InternalLink>('POST', '/internal/links', {
+    const response = await links.call(internalApi.createLink, {
       identity: { userId: null },
       body: { url, days: 7 },
     });
-    expect(response.status).toBe(201);
+    if (response.status !== 201) throw new Error(`not created: ${response.body.message}`);
     return response.body;
   }
 

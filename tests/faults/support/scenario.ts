@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { InternalClient } from '@shortener/chassis';
-import type { InternalLink, VisitCounts } from '@shortener/contracts';
+import { internalApi } from '@shortener/contracts';
 import {
   freePort,
   startService,
@@ -148,7 +148,7 @@ export async function createLinks(
   const run = randomBytes(3).toString('hex');
   const created = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const response = await links.request<InternalLink>('POST', '/internal/links', {
+      const response = await links.call(internalApi.createLink, {
         identity: { userId: `faults-${scenario}` },
         body: { url: `https://example.com/faults/${scenario}/${run}/${i}`, days: 7 },
       });
@@ -160,10 +160,7 @@ export async function createLinks(
 }
 
 async function countsOf(analytics: InternalClient, codes: string[]): Promise<Map<string, number>> {
-  const response = await analytics.request<VisitCounts>('POST', '/internal/visit-counts', {
-    body: { codes },
-  });
-  if (response.status !== 200) throw new Error(`visit-counts answered ${response.status}`);
+  const response = await analytics.call(internalApi.visitCounts, { body: { codes } });
   return new Map(codes.map((code) => [code, response.body.counts[code] ?? 0]));
 }
 
