@@ -5,3 +5,4 @@ export * from './internal';
 export * from './internal-api';
 export * from './sessions';
 export * from './api-requests';
+export * from './public-api';
