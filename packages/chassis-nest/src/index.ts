@@ -6,3 +6,4 @@ export * from './redis.module';
 export * from './internal-auth.guard';
 export * from './request-body';
 export * from './request-body.module';
+export * from './nest-routes';

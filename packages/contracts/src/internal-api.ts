@@ -22,12 +22,17 @@ export type InternalMethod = 'GET' | 'POST' | 'DELETE';
 /** Answer schemas by HTTP status: the statuses a caller expects. */
 export type InternalAnswers = Readonly<Record<number, z.ZodType>>;
 
+/** The services that serve an internal API. */
+export type InternalService = 'auth' | 'links' | 'analytics';
+
 export interface InternalEndpoint<
   Route extends string = string,
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   Body extends z.ZodType | undefined = z.ZodType | undefined,
   Answers extends InternalAnswers = InternalAnswers,
 > {
+  /** The service that serves it. */
+  readonly service: InternalService;
   readonly method: InternalMethod;
   /** The path as the callee routes it, `:name` for a path parameter. */
   readonly route: Route;
@@ -67,6 +72,7 @@ function endpoint<
   Query extends z.ZodObject | undefined = undefined,
   Body extends z.ZodType | undefined = undefined,
 >(description: {
+  service: InternalService;
   method: InternalMethod;
   route: Route;
   query?: Query;
@@ -74,6 +80,7 @@ function endpoint<
   answers: Answers;
 }): InternalEndpoint<Route, Query, Body, Answers> {
   return {
+    service: description.service,
     method: description.method,
     route: description.route,
     query: description.query as Query,
@@ -133,6 +140,7 @@ export const internalApi = {
   // links service
   /** The gateway shortens: 400 for input the page never sends, 403 for a refused URL. */
   createLink: endpoint({
+    service: 'links',
     method: 'POST',
     route: '/internal/links',
     body: createLinkRequestSchema,
@@ -140,24 +148,28 @@ export const internalApi = {
   }),
   /** The gateway lists the caller's live links. */
   listLinks: endpoint({
+    service: 'links',
     method: 'GET',
     route: '/internal/links',
     answers: { 200: linkListSchema },
   }),
   /** The gateway checks that the caller owns a link; another's answers like an unknown one. */
   getLink: endpoint({
+    service: 'links',
     method: 'GET',
     route: '/internal/links/:code',
     answers: { 200: internalLinkSchema, 404: internalErrorSchema },
   }),
   /** The gateway deletes one of the caller's links. */
   deleteLink: endpoint({
+    service: 'links',
     method: 'DELETE',
     route: '/internal/links/:code',
     answers: { 204: noContentSchema, 404: internalErrorSchema },
   }),
   /** The redirect service finds any live link. */
   resolveLink: endpoint({
+    service: 'links',
     method: 'GET',
     route: '/internal/resolve/:code',
     answers: { 200: resolvedLinkSchema, 404: internalErrorSchema },
@@ -166,6 +178,7 @@ export const internalApi = {
   // analytics service
   /** The gateway reads a page of a link's visits, newest first; 400 for a bad cursor. */
   visitsPage: endpoint({
+    service: 'analytics',
     method: 'GET',
     route: '/internal/visits/:code',
     query: visitsPageQuerySchema,
@@ -173,6 +186,7 @@ export const internalApi = {
   }),
   /** The gateway counts the visits of up to 1000 links. */
   visitCounts: endpoint({
+    service: 'analytics',
     method: 'POST',
     route: '/internal/visit-counts',
     body: codesRequestSchema,
@@ -180,6 +194,7 @@ export const internalApi = {
   }),
   /** The links service has the visits of removed links deleted. */
   deleteVisits: endpoint({
+    service: 'analytics',
     method: 'POST',
     route: '/internal/visits/delete',
     body: codesRequestSchema,
@@ -189,6 +204,7 @@ export const internalApi = {
   // auth service
   /** The gateway resolves a session cookie; forged, unknown or expired: 404. */
   lookUpSession: endpoint({
+    service: 'auth',
     method: 'POST',
     route: '/internal/sessions/lookup',
     body: sessionLookupSchema,

@@ -1,50 +1,46 @@
 import { Controller, Get, Module, Post } from '@nestjs/common';
+import {
+  controllersOf,
+  routeDrift,
+  routeKey,
+  routesOf,
+  type NestRoute,
+} from '@shortener/chassis-nest';
 import { publicApi, type PublicRoute } from '@shortener/contracts';
 import { AppModule } from '../app.module';
 import { loadGatewayConfig } from '../config';
 import { SignedInGuard } from '../session/session.guards';
-import { controllersOf, routesOf, type NestRoute } from './nest-routes';
 
 const config = loadGatewayConfig({
   INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!',
   REDIS_URL: 'memory://',
 });
 
-const withoutTrailingSlash = (path: string) => path.replace(/(.)\/$/, '$1');
-const call = (route: { method: string; path: string }) =>
-  `${route.method} ${withoutTrailingSlash(route.path)}`;
-
-/** The public routes the gateway's controllers serve: everything under /api. */
+/** The public routes the gateway's controllers serve (everything under /api), OpenAPI style. */
 function publicRoutes(module = AppModule.forRoot(config)): NestRoute[] {
-  return routesOf(controllersOf(module)).filter(
-    (route) => route.path === '/api' || route.path.startsWith('/api/'),
-  );
+  return routesOf(controllersOf(module))
+    .filter((route) => route.path === '/api' || route.path.startsWith('/api/'))
+    .map((route) => ({ ...route, path: route.path.replace(/:(\w+)/g, '{$1}') }));
 }
 
 const contract: readonly PublicRoute[] = Object.values(publicApi);
 
-/** The calls served without a contract entry, and the entries nothing serves. */
-function drift(served: readonly NestRoute[]) {
-  const described = new Set(contract.map(call));
-  const routed = new Set(served.map(call));
-  return {
-    undescribed: [...routed].filter((route) => !described.has(route)).sort(),
-    unserved: [...described].filter((route) => !routed.has(route)).sort(),
-  };
-}
-
 describe('the public API description against the gateway controllers', () => {
   const served = publicRoutes();
-  const entry = (route: NestRoute) => contract.find((one) => call(one) === call(route));
+  const entry = (route: NestRoute): PublicRoute => {
+    const found = contract.find((one) => routeKey(one) === routeKey(route));
+    if (!found) throw new Error(`${routeKey(route)} has no entry in publicApi`);
+    return found;
+  };
 
   it('describes every /api route the controllers serve, and no other', () => {
-    expect(served.map(call).sort()).toEqual([
+    expect(served.map(routeKey).sort()).toEqual([
       'GET /api/user',
       'GET /api/visitors/{urlID}',
       'POST /api/delete/{urlID}',
       'POST /api/shorten',
     ]);
-    expect(drift(served)).toEqual({ undescribed: [], unserved: [] });
+    expect(routeDrift(served, contract)).toEqual({ undescribed: [], unserved: [] });
   });
 
   it('would notice a route added to a controller without a contract entry', () => {
@@ -64,7 +60,7 @@ describe('the public API description against the gateway controllers', () => {
     class ExtraModule {}
     const module = AppModule.forRoot(config);
     const extended = { ...module, imports: [...(module.imports ?? []), ExtraModule] };
-    expect(drift(publicRoutes(extended))).toEqual({
+    expect(routeDrift(publicRoutes(extended), contract)).toEqual({
       undescribed: ['GET /api/extra/{id}', 'POST /api/user'],
       unserved: [],
     });
@@ -72,11 +68,11 @@ describe('the public API description against the gateway controllers', () => {
 
   it('documents the status each route answers when it succeeds, as its first 2xx', () => {
     for (const route of served) {
-      const documented = Object.keys(entry(route)!.answers)
+      const documented = Object.keys(entry(route).answers)
         .map(Number)
         .filter((status) => status >= 200 && status < 300);
-      expect({ route: call(route), success: documented[0] }).toEqual({
-        route: call(route),
+      expect({ route: routeKey(route), success: documented[0] }).toEqual({
+        route: routeKey(route),
         success: route.status,
       });
     }
@@ -84,14 +80,14 @@ describe('the public API description against the gateway controllers', () => {
 
   it('documents 401 exactly where a session is required, and the path parameters', () => {
     for (const route of served) {
-      const described = entry(route)!;
+      const described = entry(route);
       const signedIn = route.guards.includes(SignedInGuard);
       expect({
-        route: call(route),
+        route: routeKey(route),
         access: described.access,
         has401: 401 in described.answers,
       }).toEqual({
-        route: call(route),
+        route: routeKey(route),
         access: signedIn ? 'signed-in' : 'anyone',
         has401: signedIn,
       });

@@ -6,11 +6,17 @@ import {
   MODULE_METADATA,
   PATH_METADATA,
 } from '@nestjs/common/constants';
+import { internalApi, type InternalService } from '@shortener/contracts';
+
+/**
+ * The routes an application's controllers serve, read from their decorators (no app is
+ * started), so a test can hold them to the routes a contract lists.
+ */
 
 /** One route a Nest controller serves, as its decorators declare it. */
 export interface NestRoute {
   method: string;
-  /** With `{name}` for a path parameter, as OpenAPI writes it; no trailing '/'. */
+  /** From '/', `:name` for a path parameter, without a trailing '/'. */
   path: string;
   /** The status of its answer when it succeeds (@HttpCode, else Nest's default). */
   status: number;
@@ -52,7 +58,6 @@ const join = (...parts: string[]): string =>
   `/${parts
     .flatMap((part) => part.split('/'))
     .filter(Boolean)
-    .map((segment) => segment.replace(/^:(\w+)$/, '{$1}'))
     .join('/')}`;
 
 /** The routes of these controllers, one per method and path. */
@@ -82,4 +87,45 @@ export function routesOf(controllers: readonly Type[]): NestRoute[] {
       );
     });
   });
+}
+
+/** A route as compared: the method and the path without a trailing '/'. */
+export const routeKey = (route: { method: string; path: string }): string =>
+  `${route.method.toUpperCase()} ${route.path.replace(/(.)\/$/, '$1')}`;
+
+/** The routes served that no contract lists, and those listed that nothing serves. */
+export function routeDrift(
+  served: ReadonlyArray<{ method: string; path: string }>,
+  described: ReadonlyArray<{ method: string; path: string }>,
+): { undescribed: string[]; unserved: string[] } {
+  const listed = new Set(described.map(routeKey));
+  const routed = new Set(served.map(routeKey));
+  return {
+    undescribed: [...routed].filter((route) => !listed.has(route)).sort(),
+    unserved: [...listed].filter((route) => !routed.has(route)).sort(),
+  };
+}
+
+/**
+ * How a service's internal routes stand against `internalApi`: the drift between the two
+ * lists, and the routes whose success status is not one the endpoint lists (its callers
+ * would take that answer for a broken contract).
+ */
+export function internalRoutesAgainstContract(
+  module: ModuleRef,
+  service: InternalService,
+): { undescribed: string[]; unserved: string[]; successNotListed: string[] } {
+  const served = routesOf(controllersOf(module)).filter((route) =>
+    route.path.startsWith('/internal/'),
+  );
+  const described = Object.values(internalApi)
+    .filter((endpoint) => endpoint.service === service)
+    .map((endpoint) => ({ method: endpoint.method, path: endpoint.route, endpoint }));
+  const successNotListed = served
+    .filter((route) => {
+      const entry = described.find((one) => routeKey(one) === routeKey(route));
+      return entry !== undefined && !(route.status in entry.endpoint.answers);
+    })
+    .map((route) => `${routeKey(route)} answers ${route.status}`);
+  return { ...routeDrift(served, described), successNotListed };
 }
