@@ -9,7 +9,7 @@ export * from './ops-http';
 export * from './shutdown';
 export * from './startup';
 export * from './retry';
-export * from './visit-bus';
+export * from './adapter';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';
