@@ -7,17 +7,18 @@ import {
   type NestRoute,
 } from '@shortener/chassis-nest';
 import { publicApi, type PublicRoute } from '@shortener/contracts';
+import { inProcess } from '@shortener/chassis';
 import { AppModule } from '../app.module';
 import { loadGatewayConfig } from '../config';
+import { MemoryRateLimiter } from '../rate-limit/memory-rate-limiter';
 import { SignedInGuard } from '../session/session.guards';
 
-const config = loadGatewayConfig({
-  INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!',
-  REDIS_URL: 'memory://',
-});
+const config = loadGatewayConfig({ INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!' });
+const application = () =>
+  AppModule.forRoot(config, { rateLimits: inProcess(new MemoryRateLimiter()) });
 
 /** The public routes the gateway's controllers serve (everything under /api), OpenAPI style. */
-function publicRoutes(module = AppModule.forRoot(config)): NestRoute[] {
+function publicRoutes(module = application()): NestRoute[] {
   return routesOf(controllersOf(module))
     .filter((route) => route.path === '/api' || route.path.startsWith('/api/'))
     .map((route) => ({ ...route, path: route.path.replace(/:(\w+)/g, '{$1}') }));
@@ -58,7 +59,7 @@ describe('the public API description against the gateway controllers', () => {
     }
     @Module({ controllers: [ExtraController] })
     class ExtraModule {}
-    const module = AppModule.forRoot(config);
+    const module = application();
     const extended = { ...module, imports: [...(module.imports ?? []), ExtraModule] };
     expect(routeDrift(publicRoutes(extended), contract)).toEqual({
       undescribed: ['GET /api/extra/{id}', 'POST /api/user'],
