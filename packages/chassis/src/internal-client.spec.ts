@@ -150,6 +150,25 @@ describe('InternalClient.call', () => {
     expect(callee.seen).toHaveLength(1);
   });
 
+  it('is typed by the endpoint: its parameters, its body, and each answer by its status', () => {
+    // Checked by the compiler, never run.
+    const typed = async () => {
+      // @ts-expect-error a route with :code takes its value
+      await client.call(internalApi.resolveLink, {});
+      // @ts-expect-error visit-counts takes a body
+      await client.call(internalApi.visitCounts, {});
+      // @ts-expect-error of its schema's shape
+      await client.call(internalApi.visitCounts, { body: { codes: 'AbC1234' } });
+      // @ts-expect-error listing takes no body
+      await client.call(internalApi.listLinks, { body: {} });
+      const answer = await client.call(internalApi.getLink, { params: { code: 'AbC1234' } });
+      if (answer.status === 404) return answer.body.message;
+      // @ts-expect-error an InternalLink has no message
+      return String(answer.body.message);
+    };
+    expect(typeof typed).toBe('function');
+  });
+
   it('reports an unreachable service as InternalServiceError', async () => {
     const nowhere = new InternalClient('auth', 'http://127.0.0.1:9', SECRET);
     await expect(
