@@ -7,6 +7,7 @@ import {
   resolvedLinkSchema,
   visitCountsSchema,
   visitsPageSchema,
+  VISITS_PAGE_MAX,
 } from './internal';
 import { currentSessionSchema, sessionLookupSchema } from './sessions';
 
@@ -124,7 +125,7 @@ export const noContentSchema = z.undefined();
 
 /** GET /internal/visits/:code: the page size (1 to VISITS_PAGE_MAX) and where it starts. */
 export const visitsPageQuerySchema = z.object({
-  limit: z.number().int().positive().optional(),
+  limit: z.number().int().min(1).max(VISITS_PAGE_MAX).optional(),
   cursor: z.string().optional(),
 });
 export type VisitsPageQuery = z.infer<typeof visitsPageQuerySchema>;
