@@ -9,9 +9,10 @@ import {
 import { signInternalToken, type CallerIdentity } from './internal-auth';
 import { REQUEST_ID_HEADER } from './logger';
 
-export interface InternalResponse<T = unknown> {
+/** An exchange as it came back, before any contract is applied: the status and the JSON. */
+export interface InternalResponse {
   status: number;
-  body: T;
+  body: unknown;
 }
 
 /** The service could not be reached, did not answer in time, or answered something not JSON. */
@@ -122,6 +123,7 @@ export class InternalClient {
         `unexpected body (${firstIssue(parsed.error)})`,
       );
     }
+    // Sound: the body was parsed by the schema the endpoint gives this very status.
     return { status: response.status, body: parsed.data } as InternalAnswer<E>;
   }
 
