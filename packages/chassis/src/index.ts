@@ -1,6 +1,6 @@
-// The light core every service loads. Heavier adapters have their own entry points
-// (@shortener/chassis/database, /redis, /kafka, /nest) so the redirect service never
-// loads TypeORM or Nest.
+// The light core every service loads: no framework, no database, cache or broker driver.
+// Those live in @shortener/chassis-nest, -postgres, -redis and -kafka, so a service installs
+// only the ones it uses (the redirect service has neither Nest nor TypeORM).
 export * from './config';
 export * from './logger';
 export * from './metrics';
@@ -9,7 +9,7 @@ export * from './ops-http';
 export * from './shutdown';
 export * from './startup';
 export * from './retry';
-export * from './visit-bus';
+export * from './adapter';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';

@@ -1,5 +1,5 @@
 import { env, loadConfig } from '@shortener/chassis';
-import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis/kafka';
+import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis-kafka';
 import { VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
 export const analyticsConfigShape = {
@@ -14,7 +14,7 @@ export const analyticsConfigShape = {
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
   DB_MIGRATE: env.bool(true),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
-  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis/kafka. */
+  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
   KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
   KAFKA_USERNAME: kafkaEnv.username(),
   KAFKA_PASSWORD: kafkaEnv.password(),

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { DatabaseModule, OpsController, READINESS_CHECKS } from '@shortener/chassis/nest';
+import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
+import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
 import type { ReadinessCheck } from '@shortener/chassis';
 import type { AuthConfig } from './config';
 import { authMigrations } from './migrations';

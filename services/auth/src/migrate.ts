@@ -1,4 +1,4 @@
-import { migrateAndExit } from '@shortener/chassis/database';
+import { migrateAndExit } from '@shortener/chassis-postgres';
 import { authMigrations } from './migrations';
 
 // `node dist/migrate.js`: what a Kubernetes Job runs before the Deployment rolls out.

@@ -5,7 +5,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { VisitsRepository } from './visits.repository';
 

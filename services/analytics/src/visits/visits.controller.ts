@@ -19,7 +19,7 @@ import {
   type VisitCounts,
   type VisitsPage,
 } from '@shortener/contracts';
-import { InternalAuthGuard } from '@shortener/chassis/nest';
+import { InternalAuthGuard } from '@shortener/chassis-nest';
 import { decodeCursor, encodeCursor } from './visit-cursor';
 import { VisitsRepository } from './visits.repository';
 

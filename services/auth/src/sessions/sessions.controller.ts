@@ -8,7 +8,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { sessionLookupSchema, type CurrentSession } from '@shortener/contracts';
-import { InternalAuthGuard } from '@shortener/chassis/nest';
+import { InternalAuthGuard } from '@shortener/chassis-nest';
 import { SessionsService } from './sessions.service';
 
 /** The internal API the gateway resolves session cookies with. */

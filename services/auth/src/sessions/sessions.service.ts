@@ -8,8 +8,8 @@ import {
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { DAY_MS, type CurrentSession } from '@shortener/contracts';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AuthConfig } from '../config';
 import { toSessionUser } from '../users/users.service';
 import { hashSessionId, isSessionId, newSessionId } from './session-id';

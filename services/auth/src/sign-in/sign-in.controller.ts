@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { safeReturnPath, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { CALLBACK_PATH, GOOGLE_VARIABLES, type AuthConfig } from '../config';
 import {
   clearSessionCookies,

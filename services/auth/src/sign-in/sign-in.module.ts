@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import type { AuthConfig } from '../config';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UsersModule } from '../users/users.module';

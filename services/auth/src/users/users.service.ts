@@ -1,6 +1,6 @@
 import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { SessionUser } from '@shortener/contracts';
-import { ManagedDataSource } from '@shortener/chassis/database';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
 import type { DataSource } from 'typeorm';
 import type { LocalIdentity } from '../sign-in/local-sign-in';
 import type { GoogleIdentity } from './google-identity';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { InternalClient } from '@shortener/chassis';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 
 export const AUTH_CLIENT = Symbol('AUTH_CLIENT');

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { DEFAULT_BODY_LIMIT, readRequestBody, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { DEFAULT_BODY_LIMIT, readRequestBody, SERVICE_LOGGER } from '@shortener/chassis-nest';
 
 /**
  * Reads an /api call's body, after its rate limit: too large (413), undecodable (400) or

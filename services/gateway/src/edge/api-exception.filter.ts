@@ -9,7 +9,7 @@ import {
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { MESSAGES, type ErrorResponse } from '@shortener/contracts';
-import { SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_LOGGER } from '@shortener/chassis-nest';
 
 function describe(exception: HttpException): ErrorResponse & { cause?: unknown } {
   const answer = exception.getResponse();

@@ -2,7 +2,7 @@ import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from '@shortener/contracts';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 import { clientKey } from '../edge/client-address';
 import { RateLimitService } from '../rate-limit/rate-limit.service';

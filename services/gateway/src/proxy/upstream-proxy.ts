@@ -5,7 +5,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import { MESSAGES } from '@shortener/contracts';
 import { REQUEST_ID_HEADER } from '@shortener/chassis';
-import { DEFAULT_BODY_LIMIT, readRequestBody } from '@shortener/chassis/nest';
+import { DEFAULT_BODY_LIMIT, readRequestBody } from '@shortener/chassis-nest';
 import { clientAddress } from '../edge/client-address';
 
 type ProxiedRequest = Request & { id?: unknown };

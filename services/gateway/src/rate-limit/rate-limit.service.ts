@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
 

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport';
 import type { SessionUser } from '@shortener/contracts';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 import { presentedSession } from './session-cookie';
 import { SessionResolver } from './session-resolver';

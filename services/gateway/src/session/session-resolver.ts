@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { currentSessionSchema, SESSION_ID_PATTERN, type SessionUser } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import { AUTH_CLIENT } from '../backends/backends.module';
 import { callBackend, parseAnswer } from '../backends/backend-call';
 import type { GatewayConfig } from '../config';

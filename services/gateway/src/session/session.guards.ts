@@ -9,7 +9,7 @@ import {
 import { AuthGuard } from '@nestjs/passport';
 import type { CookieOptions, Request, Response } from 'express';
 import { LOGGED_IN_COOKIE, MESSAGES, signInLink, type SessionUser } from '@shortener/contracts';
-import { SERVICE_CONFIG } from '@shortener/chassis/nest';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import { secureCookies, type GatewayConfig } from '../config';
 import { callbackFrom } from './callback-from';
 import { presentedSession, sessionCookie } from './session-cookie';

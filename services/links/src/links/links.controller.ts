@@ -19,7 +19,7 @@ import {
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
-import { Caller, InternalAuthGuard } from '@shortener/chassis/nest';
+import { Caller, InternalAuthGuard } from '@shortener/chassis-nest';
 import { LinksService } from './links.service';
 
 const NOT_FOUND = 'Url not found';

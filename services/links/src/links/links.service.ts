@@ -18,8 +18,8 @@ import {
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';

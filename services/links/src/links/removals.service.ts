@@ -6,8 +6,8 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { InternalClient } from '@shortener/chassis';
-import { ManagedDataSource } from '@shortener/chassis/database';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis/nest';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 

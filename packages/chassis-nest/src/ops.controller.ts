@@ -9,9 +9,14 @@ import {
   Res,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { opsServedOnMainPort, type OpsConfig } from '../ops-http';
-import { throttledReadiness, type ReadinessCheck, type ThrottledReadiness } from '../readiness';
-import type { ServiceMetrics } from '../metrics';
+import {
+  opsServedOnMainPort,
+  type OpsConfig,
+  throttledReadiness,
+  type ReadinessCheck,
+  type ThrottledReadiness,
+  type ServiceMetrics,
+} from '@shortener/chassis';
 import {
   LIFECYCLE,
   READINESS_CHECKS,

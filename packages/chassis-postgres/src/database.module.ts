@@ -7,8 +7,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ManagedDataSource, type DatabaseOptions } from '../database';
-import { SERVICE_LOGGER } from './tokens';
+import { ManagedDataSource, type DatabaseOptions } from './database';
+import { SERVICE_LOGGER } from '@shortener/chassis-nest';
 
 @Injectable()
 class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {

@@ -1,9 +1,12 @@
 import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
 import type { Logger } from 'pino';
-import { env, loadConfig } from './config';
-import { createLogger } from './logger';
-import { retryForever } from './retry';
-import { exitOnStartupError } from './startup';
+import {
+  env,
+  loadConfig,
+  createLogger,
+  retryForever,
+  exitOnStartupError,
+} from '@shortener/chassis';
 
 export interface DatabaseOptions {
   url: string;

@@ -1,9 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
-import { UsedNonces } from '../internal-auth';
-import { pathOf, REQUEST_ID_HEADER, requestIdFrom } from '../logger';
-import type { ServiceMetrics } from '../metrics';
+import {
+  UsedNonces,
+  pathOf,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  type ServiceMetrics,
+} from '@shortener/chassis';
 import {
   LIFECYCLE,
   SERVICE_CONFIG,

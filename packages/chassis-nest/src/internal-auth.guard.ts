@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { INTERNAL_TOKEN_HEADER } from '@shortener/contracts';
-import { verifyInternalToken, type CallerIdentity, type UsedNonces } from '../internal-auth';
+import { verifyInternalToken, type CallerIdentity, type UsedNonces } from '@shortener/chassis';
 import { hasBody, type WithRawBody } from './request-body';
 import { SERVICE_CONFIG, USED_NONCES } from './tokens';
 

@@ -1,6 +1,6 @@
 import Redis, { type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ReadinessCheck } from './readiness';
+import type { ReadinessCheck } from '@shortener/chassis';
 
 export type { Redis } from 'ioredis';
 
