@@ -55,7 +55,7 @@ describe('security of links and redirects', () => {
   let links: InternalClient;
 
   const redirect = (code: string, from: string, init: RequestInit = {}): Promise<Response> =>
-    fetch(`${stack.services.redirect.url}/r/${code}`, {
+    fetch(`${stack.get('redirect').url}/r/${code}`, {
       redirect: 'manual',
       ...init,
       headers: { 'x-forwarded-for': from, ...(init.headers as Record<string, string>) },
@@ -96,7 +96,7 @@ describe('security of links and redirects', () => {
     redis = new Redis(testServers.redisUrl);
     db = new Client({ connectionString: testServers.databaseUrl });
     await db.connect();
-    links = new InternalClient('links', stack.services.links.url, stack.internalSecret);
+    links = new InternalClient('links', stack.get('links').url, stack.secret);
   });
 
   afterAll(async () => {

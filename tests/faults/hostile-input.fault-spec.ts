@@ -13,6 +13,7 @@ import {
 } from '@shortener/contracts';
 import {
   freePort,
+  serviceList,
   startOAuth2Mock,
   startService,
   startStack,
@@ -381,12 +382,12 @@ describe('hostile input', () => {
       },
     });
     gateway = { origin: stack.url, port: Number(new URL(stack.url).port) };
-    redirectPort = stack.services.redirect.port;
+    redirectPort = stack.get('redirect').port;
     await waitFor(async () => (await fetch(`${stack!.url}/readyz`)).ok, {
       what: 'gateway ready',
       timeoutMs: 30_000,
     });
-    links = new InternalClient('links', stack.services.links.url, stack.internalSecret);
+    links = new InternalClient('links', stack.get('links').url, stack.secret);
     db = new Client({ connectionString: testServers.databaseUrl });
     await db.connect();
     alice = new Browser();
@@ -965,8 +966,7 @@ describe('hostile input', () => {
             sent = sent.subarray(0, sent.length >> 1);
             damaged = true;
           }
-          const port =
-            service === 'gateway' ? gateway.port : stack!.services[service as 'links'].port;
+          const port = service === 'gateway' ? gateway.port : stack!.get(service).port;
           const response = await rawRequest(port, {
             method,
             target,
@@ -1138,7 +1138,7 @@ describe('hostile input', () => {
   });
 
   it('logs: no query value, nor an OAuth code or state, reaches any service log, on any route (item 6)', async () => {
-    const services = Object.values(stack!.services);
+    const services = serviceList().map(({ name }) => stack!.get(name));
     const start = new Map(services.map((service) => [service, service.output().length]));
     const logged = (): string =>
       services.map((service) => service.output().slice(start.get(service))).join('\n');
@@ -1343,7 +1343,7 @@ describe('hostile input', () => {
         if (status >= 500 && where !== 'callback started') throw new Error(`${where}: ${status}`);
         everySecret.push(...watched.filter((v) => v.length >= 8));
         if (where !== 'r direct' && where !== 'full sign-in') {
-          const gatewayLog = stack!.services.gateway;
+          const gatewayLog = stack!.get('gateway');
           await waitFor(() => gatewayLog.output().slice(start.get(gatewayLog)).includes(id[1]), {
             what: `the gateway's log line of ${id[1]}`,
             timeoutMs: 5_000,
@@ -1439,7 +1439,7 @@ describe('hostile input', () => {
       target: string,
       body: string | undefined,
     ): string => {
-      const secret = stack!.internalSecret;
+      const secret = stack!.secret;
       const aliceIdentity = { userId: aliceId };
       switch (what) {
         case 'signed here':
@@ -1532,10 +1532,10 @@ describe('hostile input', () => {
 
   it('links API: a signed internal token is good for its one request: not again, nor with another body, path, method, user, secret or time (item 7)', async () => {
     const owner = `hostile-tokens-${run}`;
-    const secret = stack!.internalSecret;
+    const secret = stack!.secret;
     let expected = await ownedCount(owner);
     const send = (token: string, body: string, method = 'POST', target = '/internal/links') =>
-      rawRequest(stack!.services.links.port, {
+      rawRequest(stack!.get('links').port, {
         method,
         target,
         headers: [
@@ -1721,10 +1721,10 @@ describe('hostile input', () => {
     // This stack's redirect has the budget raised out of the way; this one keeps it small.
     const BURST = 3;
     budgeted = await startService('redirect', await freePort(), {
-      INTERNAL_API_SECRET: stack!.internalSecret,
+      INTERNAL_API_SECRET: stack!.secret,
       REDIS_URL: testServers.redisUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
-      LINKS_URL: stack!.services.links.url,
+      LINKS_URL: stack!.get('links').url,
       TRUSTED_PROXIES: '127.0.0.1,::1',
       LOG_LEVEL: 'warn',
       REDIRECT_MISS_BURST: String(BURST),

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import Redis from 'ioredis';
 import { InternalClient, type CallerIdentity } from '@shortener/chassis';
 import { DAY_MS, internalApi } from '@shortener/contracts';
-import { startTestStack, testServers, waitFor, type TestStack } from '@shortener/testkit';
+import { startStack, testServers, waitFor, type Stack } from '@shortener/testkit';
 
 // The heart of the product on the real servers: a link is created, resolves at /r/{code},
 // and its visit flows through Kafka into PostgreSQL; deletes, expiry and a flushed Redis
@@ -14,7 +14,7 @@ const alice = { userId: 'core-path-alice' };
 const bob = { userId: 'core-path-bob' };
 
 describe('core path', () => {
-  let stack: TestStack;
+  let stack: Stack;
   let links: InternalClient;
   let analytics: InternalClient;
   let redis: Redis;
@@ -37,7 +37,7 @@ describe('core path', () => {
   }
 
   beforeAll(async () => {
-    stack = await startTestStack({ services: ['analytics', 'links', 'redirect'] });
+    stack = await startStack({ services: ['analytics', 'links', 'redirect'] });
     await stack.add('redirect');
     links = new InternalClient('links', stack.get('links').url, stack.secret);
     analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
