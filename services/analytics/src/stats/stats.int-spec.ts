@@ -8,8 +8,9 @@ import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
   VISITS_TOPIC,
+  internalApi,
+  linkStatsSchema,
   type LinkStats,
-  type VisitCounts,
   type VisitEvent,
 } from '@shortener/contracts';
 import {
@@ -82,14 +83,15 @@ describe('analytics stats', () => {
   }
 
   async function count(code: string): Promise<number> {
-    const response = await client.request<VisitCounts>('POST', '/internal/visit-counts', {
-      body: { codes: [code] },
-    });
+    const response = await client.call(internalApi.visitCounts, { body: { codes: [code] } });
     return response.body.counts[code] ?? -1;
   }
 
+  /** The stats of a link; the query as written, so a bad one reaches the service. */
   async function stats(code: string, query: string): Promise<{ status: number; body: LinkStats }> {
-    return client.request<LinkStats>('GET', `/internal/stats/${code}${query}`);
+    const response = await client.request('GET', `/internal/stats/${code}${query}`);
+    if (response.status !== 200) return response as { status: number; body: LinkStats };
+    return { status: 200, body: linkStatsSchema.parse(response.body) };
   }
 
   async function csv(code: string): Promise<Response> {
@@ -235,6 +237,19 @@ describe('analytics stats', () => {
     });
   });
 
+  it('streams the CSV through the client (what the gateway does)', async () => {
+    const code = newCode();
+    await produce([event(code, { ip: '8.8.8.8' })]);
+    await waitFor(async () => (await count(code)) === 1, { what: 'one visit' });
+    const answer = await client.stream(internalApi.visitsCsv, { params: { code } });
+    expect(answer.status).toBe(200);
+    if (answer.status !== 200) return;
+    const text = await new Response(answer.body).text();
+    expect(text.split('\r\n').filter(Boolean)).toHaveLength(2);
+    const refused = await client.stream(internalApi.visitsCsv, { params: { code: 'no!' } });
+    expect(refused).toEqual({ status: 400, body: { message: 'Invalid short code' } });
+  });
+
   it('answers a link with no visits with the header only, and bad input with 400', async () => {
     const empty = await csv(newCode());
     expect(await empty.text()).toBe('time,ip,country,platform,browser,device,referrer,bot\r\n');
@@ -251,9 +266,7 @@ describe('analytics stats', () => {
     const code = newCode();
     await produce([event(code, { ip: '8.8.8.8' }), event(code, { ip: '1.1.1.1' })]);
     await waitFor(async () => (await count(code)) === 2, { what: 'two visits' });
-    const deleted = await client.request('POST', '/internal/visits/delete', {
-      body: { codes: [code] },
-    });
+    const deleted = await client.call(internalApi.deleteVisits, { body: { codes: [code] } });
     expect(deleted.status).toBe(200);
     const after = await stats(code, '?range=all');
     expect(after.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
