@@ -1,4 +1,4 @@
-import type { ShortLink } from '@shortener/contracts';
+import type { ShortLink } from '@shortener/contracts/web';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';

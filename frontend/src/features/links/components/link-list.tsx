@@ -1,4 +1,4 @@
-import type { ShortLink, UserData } from '@shortener/contracts';
+import type { ShortLink, UserData } from '@shortener/contracts/web';
 import { useId, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';
