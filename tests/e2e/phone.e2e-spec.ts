@@ -239,7 +239,9 @@ describe('on a 390 px phone', () => {
     // On a touch screen there is no hover: a tap on the URL shows it whole.
     await itemFor(URL_ONE).getByText(HOST).first().tap();
     await page.waitForURL(/\/profile\/[0-9A-Za-z]{7}$/);
-    const original = page.getByRole('heading', { level: 1 });
+    const original = await visible(
+      page.getByRole('heading', { level: 1 }).filter({ hasText: 'chapter-one' }),
+    );
     expect(await fullyShown(original, URL_ONE.slice('https://'.length))).toEqual({
       shown: true,
       why: '',
@@ -292,7 +294,7 @@ describe('on a 390 px phone', () => {
     const host = new URL(stack.url).host;
     expect(await lines(shortLink, host)).toBe(1);
     expect(await lines(shortLink, `/r/${code}`)).toBe(1);
-    expect(await fullyShown(shortLink, `${host}/r/${code}`.slice(-12))).toEqual({
+    expect(await fullyShown(shortLink, `${stack.url}/r/${code}`)).toEqual({
       shown: true,
       why: '',
     });

@@ -70,6 +70,8 @@
     fullyShown(root, text) {
       const range = rangeOf(root, text);
       if (!range) return { shown: false, why: `"${text}" is not in the element` };
+      // In the middle of the window, clear of the sticky top bar, for the hit test below.
+      root.scrollIntoView({ block: 'center' });
       const rects = boxes(range);
       if (rects.length === 0) return { shown: false, why: `"${text}" has no box` };
       const viewport = { left: 0, top: -1e9, right: window.innerWidth, bottom: 1e9 };
@@ -81,6 +83,21 @@
             return {
               shown: false,
               why: `"${text}" is cut by <${element.tagName.toLowerCase()} class="${element.className}">`,
+            };
+          }
+        }
+      }
+      // Nothing drawn over it (a button beside it, say): the text is what is hit there.
+      const owner = range.commonAncestorContainer;
+      const ownerElement = owner.nodeType === 1 ? owner : owner.parentElement;
+      for (const rect of rects) {
+        const y = (rect.top + rect.bottom) / 2;
+        for (const x of [rect.left + 1, (rect.left + rect.right) / 2, rect.right - 1]) {
+          const hit = document.elementFromPoint(x, y);
+          if (hit && !ownerElement.contains(hit) && !hit.contains(ownerElement)) {
+            return {
+              shown: false,
+              why: `"${text}" is covered by <${hit.tagName.toLowerCase()} class="${hit.className}">`,
             };
           }
         }
