@@ -6,7 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INITIAL_JS_BUDGET_BYTES, initialScripts } from '../vite/initial-js-budget';
+import type { OutputBundle } from 'rollup';
+import {
+  INITIAL_JS_BUDGET_BYTES,
+  initialJsBudget,
+  initialScripts,
+} from '../vite/initial-js-budget';
 
 const FRONTEND = path.resolve(fileURLToPath(import.meta.url), '../..');
 const rootPackage = JSON.parse(readFileSync(path.resolve(FRONTEND, '../package.json'), 'utf8')) as {
@@ -63,5 +68,48 @@ describe('the production build', () => {
     expect(code).not.toContain('No visitors found');
     expect(code).not.toContain('Acceptable use');
     expect(code).toContain('Shorten your URL');
+  });
+});
+
+describe('the initial JavaScript budget', () => {
+  const html = [
+    '<script type="module" crossorigin src="/assets/index.js"></script>',
+    '<link rel="modulepreload" crossorigin href="/assets/vendor.js">',
+    '<link rel="stylesheet" href="/assets/index.css">',
+  ].join('');
+  const bundle = {
+    'index.html': { type: 'asset', fileName: 'index.html', source: html },
+    'assets/index.js': { type: 'chunk', fileName: 'assets/index.js', code: 'a'.repeat(5000) },
+    'assets/vendor.js': { type: 'chunk', fileName: 'assets/vendor.js', code: 'b'.repeat(5000) },
+    'assets/page.js': { type: 'chunk', fileName: 'assets/page.js', code: 'c'.repeat(5000) },
+  } as unknown as OutputBundle;
+
+  function write(budget: number): void {
+    const plugin = initialJsBudget(budget);
+    const hook = plugin.writeBundle as (
+      this: { error(message: string): never },
+      options: unknown,
+      output: OutputBundle,
+    ) => void;
+    hook.call(
+      {
+        error(message) {
+          throw new Error(message);
+        },
+      },
+      {},
+      bundle,
+    );
+  }
+
+  it('counts the module scripts and modulepreloads of index.html, not the split-off pages', () => {
+    expect(initialScripts(html)).toEqual(['assets/index.js', 'assets/vendor.js']);
+  });
+
+  it('fails the build above the budget and passes it within', () => {
+    expect(() => write(10)).toThrow(
+      /Over budget: JavaScript loaded by \/ \(assets\/index.js, assets\/vendor.js\)/,
+    );
+    expect(() => write(10_000)).not.toThrow();
   });
 });
