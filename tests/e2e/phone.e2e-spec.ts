@@ -271,7 +271,8 @@ describe('on a 390 px phone', () => {
 
     await details.tap();
     await page.waitForURL(/\/profile\/[0-9A-Za-z]{7}$/);
-    const back = page.getByRole('button', { name: 'Back', exact: true });
+    // The list stays on screen until the detail page's chunk has arrived.
+    const back = await visible(page.getByRole('button', { name: 'Back', exact: true }));
     const detailDelete = page.getByRole('button', { name: 'Delete', exact: true });
     const detailLook = await look(detailDelete);
     expect(isReddish(detailLook.color) && isReddish(detailLook.borderColor)).toBe(true);
