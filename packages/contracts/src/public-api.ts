@@ -11,6 +11,13 @@ import {
 } from './api';
 import { shortenQuerySchema, urlIdSchema, visitorsQuerySchema } from './api-requests';
 import { TARGET_URL_MESSAGES } from './links';
+import {
+  linkStatsSchema,
+  liveVisitSchema,
+  statsQuerySchema,
+  STATS_RANGES,
+  VISITS_CSV_COLUMNS,
+} from './stats';
 
 /**
  * Each call of the public API (SPEC.md section 7) described once: its route, who may make
@@ -32,6 +39,8 @@ export interface PublicAnswer {
   readonly description: string;
   /** The JSON body; none for an answer without one. */
   readonly body?: NamedSchema;
+  /** A body that is not JSON: its media type (text/csv, text/event-stream). */
+  readonly streams?: string;
   readonly headers?: Readonly<Record<string, { description: string; schema: z.ZodType }>>;
 }
 
@@ -43,6 +52,11 @@ export interface PublicRoute {
   readonly summary: string;
   /** `signed-in`: a session is required (401 without); `anyone`: signed in or not. */
   readonly access: 'signed-in' | 'anyone';
+  /**
+   * How a cross-site request is refused: the X-Requested-With header (the default), or, for
+   * a call a browser makes without script headers (EventSource), Sec-Fetch-Site and Origin.
+   */
+  readonly csrf?: 'requested-with' | 'same-origin';
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
   /** By status; the first 2xx is the success answer. */
@@ -54,6 +68,8 @@ export const PUBLIC_SCHEMAS = {
   shortenResponse: { name: 'ShortenResponse', schema: shortenResponseSchema },
   deleteResponse: { name: 'DeleteResponse', schema: deleteResponseSchema },
   visitors: { name: 'Visitors', schema: visitorsResponseSchema },
+  linkStats: { name: 'LinkStats', schema: linkStatsSchema },
+  liveVisit: { name: 'LiveVisit', schema: liveVisitSchema },
   error: { name: 'Error', schema: errorResponseSchema },
 } as const satisfies Record<string, NamedSchema>;
 
@@ -178,6 +194,66 @@ export const publicApi = {
       404: error(
         `'${MESSAGES.noVisitors}' (no visits yet), or '${MESSAGES.urlNotFound}' (unknown, expired or not yours)`,
       ),
+      ...EDGE_ANSWERS,
+    },
+  },
+  getStats: {
+    operationId: 'getStats',
+    method: 'GET',
+    path: '/api/stats/{urlID}',
+    summary:
+      "A link's statistics over a range: visits over time (people and bots apart), unique " +
+      'visitors, and the top browsers, systems, devices, referrers and countries',
+    access: 'signed-in',
+    params: urlIdParams,
+    query: statsQuerySchema,
+    answers: {
+      200: { description: 'Statistics', body: PUBLIC_SCHEMAS.linkStats },
+      400: error(`range is not one of ${STATS_RANGES.join(', ')}, or a ${UNDECODABLE}`),
+      401: unauthorized,
+      404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
+      ...EDGE_ANSWERS,
+    },
+  },
+  getLiveVisits: {
+    operationId: 'getLiveVisits',
+    method: 'GET',
+    path: '/api/stats/{urlID}/live',
+    summary:
+      "A link's visits as they are stored, as Server-Sent Events (EventSource): an event " +
+      '`visit` per stored visit (data: LiveVisit), a comment every 15 s, and an event `end` ' +
+      'when the session ends. Not X-Requested-With (EventSource cannot send it): a request ' +
+      'another site makes (Sec-Fetch-Site or Origin) is refused with 403.',
+    access: 'signed-in',
+    csrf: 'same-origin',
+    params: urlIdParams,
+    answers: {
+      200: { description: 'The event stream', streams: 'text/event-stream' },
+      400: error(`A ${UNDECODABLE}`),
+      401: unauthorized,
+      403: error('A request from another site'),
+      404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
+      429: EDGE_ANSWERS[429],
+      502: EDGE_ANSWERS[502],
+      503: EDGE_ANSWERS[503],
+      413: EDGE_ANSWERS[413],
+      415: EDGE_ANSWERS[415],
+    },
+  },
+  getVisitsCsv: {
+    operationId: 'getVisitsCsv',
+    method: 'GET',
+    path: '/api/stats/{urlID}/visits.csv',
+    summary:
+      `Every visit of a link as CSV (RFC 4180), oldest first: ${VISITS_CSV_COLUMNS.join(',')}; ` +
+      'time in ISO 8601 UTC; a cell starting with = + - or @ starts with an apostrophe',
+    access: 'signed-in',
+    params: urlIdParams,
+    answers: {
+      200: { description: 'The visits, streamed', streams: 'text/csv' },
+      400: error(`A ${UNDECODABLE}`),
+      401: unauthorized,
+      404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
       ...EDGE_ANSWERS,
     },
   },

@@ -7,6 +7,14 @@ export type StatsRange = (typeof STATS_RANGES)[number];
 export const DEFAULT_STATS_RANGE: StatsRange = '7d';
 export const statsRangeSchema = z.enum(STATS_RANGES);
 
+/** GET /api/stats/{urlID}'s query. */
+export const statsQuerySchema = z.object({
+  range: z
+    .enum(STATS_RANGES, { message: `range must be one of ${STATS_RANGES.join(', ')}` })
+    .default(DEFAULT_STATS_RANGE)
+    .describe('Default 7d'),
+});
+
 /** The kinds of device the stats tell apart. */
 export const DEVICES = ['desktop', 'mobile', 'tablet', 'bot', 'other'] as const;
 export type Device = (typeof DEVICES)[number];

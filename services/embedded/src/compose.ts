@@ -167,9 +167,10 @@ export async function startServices(
         OPS_PORT: composition.opsPort,
       });
       const log = logger('gateway', config.LOG_LEVEL);
-      const adapters = redisUrl
-        ? gatewayRedis(config, log)
-        : { rateLimits: inProcess(new MemoryRateLimiter()) };
+      const adapters =
+        redisUrl || !liveVisits
+          ? gatewayRedis(config, log)
+          : { rateLimits: inProcess(new MemoryRateLimiter()), liveVisits: inProcess(liveVisits) };
       const running = await startGateway({ config, logger: log, adapters, hosted: true });
       gateway = { port: running.port, server: running.app.getHttpServer() as Server };
       return running;

@@ -5,10 +5,12 @@ import { FallbackRateLimiter } from './rate-limit/fallback-rate-limiter';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter';
 import { RedisRateLimiter } from './rate-limit/redis-rate-limiter';
 import type { GatewayAdapters } from './service';
+import { redisLiveVisits } from './stats/live-visits';
 
 /**
  * The distributed mode's adapters, from the configuration: rate limits counted in Redis,
- * shared by every replica, and in this process while Redis is away.
+ * shared by every replica, and in this process while Redis is away; the stored visits'
+ * notices from Redis pub/sub.
  */
 export function connectAdapters(config: GatewayConfig, logger: Logger): GatewayAdapters {
   const redis = createRedis(config.REDIS_URL, logger);
@@ -18,5 +20,6 @@ export function connectAdapters(config: GatewayConfig, logger: Logger): GatewayA
       checks: [redisReadiness(redis)],
       close: () => closeRedis(redis),
     },
+    liveVisits: redisLiveVisits(config.REDIS_URL, logger),
   };
 }

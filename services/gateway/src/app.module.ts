@@ -11,6 +11,7 @@ import { ProxyModule } from './proxy/proxy.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SessionModule } from './session/session.module';
 import { UserModule } from './user/user.module';
+import { StatsModule } from './stats/stats.module';
 import { VisitorsModule } from './visitors/visitors.module';
 import type { GatewayAdapters } from './service';
 
@@ -32,6 +33,7 @@ function readiness(config: GatewayConfig, adapters: GatewayAdapters): Provider {
     provide: READINESS_CHECKS,
     useFactory: (): ReadinessCheck[] => [
       ...adapters.rateLimits.checks,
+      ...adapters.liveVisits.checks,
       serviceAlive('auth', config.AUTH_URL),
       serviceAlive('links', config.LINKS_URL),
       serviceAlive('analytics', config.ANALYTICS_URL),
@@ -54,6 +56,7 @@ export class AppModule {
         UserModule,
         LinksModule,
         VisitorsModule,
+        StatsModule.forRoot(adapters.liveVisits.value),
         ProxyModule,
         FrontendModule,
       ],

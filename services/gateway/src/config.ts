@@ -29,6 +29,8 @@ export const gatewayConfigShape = {
   TRUSTED_PROXIES: env.list(''),
   /** How long a resolved session cookie is remembered before asking the auth service again. */
   SESSION_CACHE_MS: env.int(5000, 0, 60_000),
+  /** How often a live stream sends its heartbeat comment, and checks its session is alive. */
+  LIVE_HEARTBEAT_MS: env.int(15_000, 100, 120_000),
   /** Rate limits: requests per window, per client address or (signed in) per user. */
   RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1, 86_400),
   API_RATE_LIMIT: env.int(300, 1),

@@ -6,10 +6,15 @@ import type { GatewayConfig } from './config';
 import { stripInternalHeaders } from './edge/internal-headers';
 import { securityHeaders } from './edge/security-headers';
 import type { RateLimiter } from './rate-limit/rate-limiter';
+import type { LiveVisitFeed } from './stats/live-visits';
 
-/** What the gateway talks to beyond the services: where rate limits are counted. */
+/**
+ * What the gateway talks to beyond the services: where rate limits are counted, and the feed
+ * of stored visits its live streams send on.
+ */
 export interface GatewayAdapters {
   rateLimits: Adapter<RateLimiter>;
+  liveVisits: Adapter<LiveVisitFeed>;
 }
 
 export interface GatewayOptions {

@@ -26,8 +26,21 @@ export async function callBackend<E extends InternalEndpoint>(
   endpoint: E,
   input: InternalCallInput<E> & CallOptions,
 ): Promise<InternalAnswer<E>> {
+  return asBrowserSees(() => client.call(endpoint, input));
+}
+
+/** callBackend for an endpoint that streams its success answer (InternalClient.stream). */
+export async function streamBackend<E extends InternalEndpoint>(
+  client: InternalClient,
+  endpoint: E,
+  input: InternalCallInput<E> & CallOptions,
+): ReturnType<InternalClient['stream']> {
+  return asBrowserSees(() => client.stream(endpoint, input));
+}
+
+async function asBrowserSees<T>(call: () => Promise<T>): Promise<T> {
   try {
-    return await client.call(endpoint, input);
+    return await call();
   } catch (error) {
     if (error instanceof InternalServiceError) {
       throw new ServiceUnavailableException({ message: SERVICE_UNAVAILABLE, cause: error.message });

@@ -1,16 +1,23 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { MESSAGES } from '@shortener/contracts';
-import { requireRequestedWith } from './requested-with.middleware';
+import { NOT_THIS_SITE, requireRequestedWith } from './requested-with.middleware';
 
-function call(path: string, header?: string): { next: jest.Mock; res: { setHeader: jest.Mock } } {
+const ORIGIN = 'http://localhost:8080';
+
+function call(
+  path: string,
+  header?: string,
+  headers: Record<string, string> = {},
+): { next: jest.Mock; res: { setHeader: jest.Mock } } {
   const req = {
     path,
+    headers,
     header: (name: string) => (name.toLowerCase() === 'x-requested-with' ? header : undefined),
   } as unknown as Request;
   const res = { setHeader: jest.fn() };
   const next = jest.fn();
-  requireRequestedWith(req, res as unknown as Response, next);
+  requireRequestedWith(ORIGIN)(req, res as unknown as Response, next);
   return { next, res };
 }
 
@@ -42,5 +49,23 @@ describe('requireRequestedWith', () => {
     expect(call('/api/docs').next).toHaveBeenCalledWith();
     expect(call('/api/docs/openapi.json').next).toHaveBeenCalledWith();
     expect(() => call('/api/docsx')).toThrow(ForbiddenException);
+  });
+
+  it('lets the live stream through without the header from our own pages only', () => {
+    const live = '/api/stats/AbC1234/live';
+    expect(call(live, undefined, { 'sec-fetch-site': 'same-origin' }).next).toHaveBeenCalledWith();
+    expect(call(live, undefined, { origin: ORIGIN }).next).toHaveBeenCalledWith();
+    const crossSite: Array<Record<string, string>> = [
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://app.localhost:8080' },
+    ];
+    for (const headers of crossSite) {
+      expect(() => call(live, undefined, headers)).toThrow(NOT_THIS_SITE);
+    }
+    // Only that one path: the stats themselves still need the header.
+    expect(() =>
+      call('/api/stats/AbC1234', undefined, { 'sec-fetch-site': 'same-origin' }),
+    ).toThrow(ForbiddenException);
   });
 });

@@ -1,9 +1,12 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { MESSAGES, REQUESTED_WITH_HEADER, REQUESTED_WITH_VALUE } from '@shortener/contracts';
+import { sameOrigin } from '../stats/live-stream';
 
 /** Documentation is browsed by navigation, which cannot send the header. */
 const EXEMPT_PREFIX = '/api/docs';
+/** EventSource cannot send it either: the live stream checks where the request comes from. */
+const LIVE_STREAM = /^\/api\/stats\/[^/]+\/live$/;
 
 function isExempt(path: string): boolean {
   return path === EXEMPT_PREFIX || path.startsWith(`${EXEMPT_PREFIX}/`);
@@ -14,9 +17,27 @@ function isExempt(path: string): boolean {
  * cannot set it, and a cross-site script cannot send it without a CORS preflight we never
  * grant: with SameSite cookies, the CSRF defence. API answers are never cached.
  */
-export function requireRequestedWith(req: Request, res: Response, next: NextFunction): void {
+export function requireRequestedWith(
+  publicOrigin: string,
+): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => checkRequestedWith(publicOrigin, req, res, next);
+}
+
+/** What a cross-site request to the live stream gets. */
+export const NOT_THIS_SITE = 'Live visits are only for the pages of this site';
+
+function checkRequestedWith(
+  publicOrigin: string,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
   if (isExempt(req.path)) return next();
   res.setHeader('cache-control', 'no-store');
+  if (LIVE_STREAM.test(req.path)) {
+    if (!sameOrigin(req.headers, publicOrigin)) throw new ForbiddenException(NOT_THIS_SITE);
+    return next();
+  }
   const value = req.header(REQUESTED_WITH_HEADER);
   // Thrown, not passed to next(): Nest turns what middleware throws into the error answer.
   if (value === undefined || value === '') {

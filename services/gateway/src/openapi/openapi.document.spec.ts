@@ -48,11 +48,14 @@ describe('the OpenAPI description', () => {
     expect(validate(broken).valid).toBe(false);
   });
 
-  it('lists the four calls of the public API', () => {
+  it('lists the calls of the public API: the four of the spec, and the stats', () => {
     const calls = Object.entries(document.paths).flatMap(([route, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
     expect(calls.sort()).toEqual([
+      'GET /api/stats/{urlID}',
+      'GET /api/stats/{urlID}/live',
+      'GET /api/stats/{urlID}/visits.csv',
       'GET /api/user',
       'GET /api/visitors/{urlID}',
       'POST /api/delete/{urlID}',
@@ -96,14 +99,34 @@ describe('the OpenAPI description', () => {
     expect(forbidden.headers).toHaveProperty('Retry-After');
   });
 
-  it('asks every call for X-Requested-With', () => {
-    for (const methods of Object.values(document.paths)) {
+  it('asks every call for X-Requested-With but the live stream, which EventSource makes', () => {
+    for (const [route, methods] of Object.entries(document.paths)) {
       for (const operation of Object.values(methods)) {
-        expect(operation.parameters).toContainEqual(
-          expect.objectContaining({ name: 'X-Requested-With', in: 'header', required: true }),
-        );
+        const requestedWith = expect.objectContaining({
+          name: 'X-Requested-With',
+          in: 'header',
+          required: true,
+        });
+        if (route === '/api/stats/{urlID}/live') {
+          expect(operation.parameters).not.toContainEqual(requestedWith);
+        } else {
+          expect(operation.parameters).toContainEqual(requestedWith);
+        }
         expect(operation.responses).toHaveProperty('403');
       }
     }
+  });
+
+  it('describes the streamed answers by their media types', () => {
+    const ok = (route: string) => document.paths[route]!['get']!.responses['200'];
+    expect(ok('/api/stats/{urlID}/visits.csv')).toMatchObject({
+      content: { 'text/csv': { schema: { type: 'string' } } },
+    });
+    expect(ok('/api/stats/{urlID}/live')).toMatchObject({
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    });
+    expect(ok('/api/stats/{urlID}')).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/LinkStats' } } },
+    });
   });
 });

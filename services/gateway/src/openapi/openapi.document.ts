@@ -73,6 +73,7 @@ function response(answer: PublicAnswer): JsonObject {
           },
         }
       : {}),
+    ...(answer.streams ? { content: { [answer.streams]: { schema: { type: 'string' } } } } : {}),
   };
 }
 
@@ -82,7 +83,7 @@ function operation(route: PublicRoute): JsonObject {
     summary: route.summary,
     security: route.access === 'signed-in' ? [{ session: [] }] : [{}, { session: [] }],
     parameters: [
-      requestedWith,
+      ...(route.csrf === 'same-origin' ? [] : [requestedWith]),
       ...parameters(route.params, 'path'),
       ...parameters(route.query, 'query'),
     ],

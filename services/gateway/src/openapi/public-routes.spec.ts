@@ -15,7 +15,10 @@ import { SignedInGuard } from '../session/session.guards';
 
 const config = loadGatewayConfig({ INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!' });
 const application = () =>
-  AppModule.forRoot(config, { rateLimits: inProcess(new MemoryRateLimiter()) });
+  AppModule.forRoot(config, {
+    rateLimits: inProcess(new MemoryRateLimiter()),
+    liveVisits: inProcess({ subscribe: () => () => undefined }),
+  });
 
 /** The public routes the gateway's controllers serve (everything under /api), OpenAPI style. */
 function publicRoutes(module = application()): NestRoute[] {
@@ -36,6 +39,9 @@ describe('the public API description against the gateway controllers', () => {
 
   it('describes every /api route the controllers serve, and no other', () => {
     expect(served.map(routeKey).sort()).toEqual([
+      'GET /api/stats/{urlID}',
+      'GET /api/stats/{urlID}/live',
+      'GET /api/stats/{urlID}/visits.csv',
       'GET /api/user',
       'GET /api/visitors/{urlID}',
       'POST /api/delete/{urlID}',

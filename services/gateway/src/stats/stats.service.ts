@@ -1,0 +1,65 @@
+import { Readable } from 'node:stream';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  internalApi,
+  isShortCode,
+  MESSAGES,
+  type InternalError,
+  type LinkStats,
+  type SessionUser,
+  type StatsRange,
+} from '@shortener/contracts';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { InternalClient } from '@shortener/chassis';
+import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
+import { callBackend, refusal, streamBackend } from '../backends/backend-call';
+
+interface Caller {
+  user: SessionUser;
+  requestId?: string;
+}
+
+/** A link's statistics, CSV export and ownership, for its owner only. */
+@Injectable()
+export class StatsService {
+  constructor(
+    @Inject(LINKS_CLIENT) private readonly links: InternalClient,
+    @Inject(ANALYTICS_CLIENT) private readonly analytics: InternalClient,
+  ) {}
+
+  /** The caller's link, or 404 'Url not found' exactly as for a link that does not exist. */
+  async ownLink(urlID: string, { user, requestId }: Caller): Promise<{ createdAt: number }> {
+    if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
+    const owned = await callBackend(this.links, internalApi.getLink, {
+      params: { code: urlID },
+      identity: { userId: user.id },
+      requestId,
+    });
+    if (owned.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
+    return { createdAt: Date.parse(owned.body.createdAt) };
+  }
+
+  async stats(urlID: string, range: StatsRange, caller: Caller): Promise<LinkStats> {
+    const { createdAt } = await this.ownLink(urlID, caller);
+    const response = await callBackend(this.analytics, internalApi.linkStats, {
+      params: { code: urlID },
+      query: { range, ...(Number.isFinite(createdAt) ? { createdAt } : {}) },
+      identity: { userId: caller.user.id },
+      requestId: caller.requestId,
+    });
+    if (response.status === 400) throw refusal(response);
+    return response.body;
+  }
+
+  /** Every visit as CSV, as analytics streams it: passed on without being held. */
+  async csv(urlID: string, caller: Caller): Promise<Readable> {
+    await this.ownLink(urlID, caller);
+    const answer = await streamBackend(this.analytics, internalApi.visitsCsv, {
+      params: { code: urlID },
+      identity: { userId: caller.user.id },
+      requestId: caller.requestId,
+    });
+    if (answer.status !== 200) throw refusal(answer as { status: number; body: InternalError });
+    return Readable.fromWeb(answer.body as WebReadableStream<Uint8Array>);
+  }
+}

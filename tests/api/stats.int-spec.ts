@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
+import {
+  linkStatsSchema,
+  liveVisitSchema,
+  MESSAGES,
+  type LinkStats,
+  type LiveVisit,
+  type UserData,
+} from '@shortener/contracts';
+import {
+  startOAuth2Mock,
+  startStack,
+  waitFor,
+  type OAuth2Mock,
+  type Stack,
+} from '@shortener/testkit';
+import { Browser } from './support/browser';
+import { signIn } from './support/sign-in';
+
+// The stats API through the gateway, on the whole stack (real PostgreSQL, Redis, Kafka):
+// visits through /r/ with known User-Agents, addresses and referrers give exactly the
+// expected stats; the live stream delivers them; the CSV reads back; strangers get nothing.
+
+const USERS = {
+  carol: {
+    sub: `stats-carol-${randomUUID()}`,
+    name: 'Carol Stats',
+    email: 'carol@example.com',
+    picture: 'https://example.com/carol.png',
+  },
+  dave: {
+    sub: `stats-dave-${randomUUID()}`,
+    name: 'Dave Stats',
+    email: 'dave@example.com',
+    picture: 'https://example.com/dave.png',
+  },
+};
+const CHROME_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+/** A person on a games console: neither desktop, phone nor tablet. */
+const CONSOLE =
+  'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)';
+const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
+
+/** Reads Server-Sent Events off a streamed answer. */
+class EventReader {
+  readonly events: Array<{ event: string; data: string }> = [];
+  ended = false;
+  private buffer = '';
+
+  constructor(response: Response) {
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    void (async () => {
+      for (;;) {
+        let chunk: { done: boolean; value?: Uint8Array };
+        try {
+          chunk = await reader.read();
+        } catch {
+          chunk = { done: true, value: undefined };
+        }
+        if (chunk.done) {
+          this.ended = true;
+          return;
+        }
+        this.buffer += decoder.decode(chunk.value, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) !== -1) {
+          const block = this.buffer.slice(0, end);
+          this.buffer = this.buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data !== undefined) this.events.push({ event, data });
+        }
+      }
+    })();
+  }
+
+  visits(): LiveVisit[] {
+    return this.events
+      .filter(({ event }) => event === 'visit')
+      .map(({ data }) => liveVisitSchema.parse(JSON.parse(data)));
+  }
+}
+
+describe('the stats API', () => {
+  let provider: OAuth2Mock;
+  let stack: Stack;
+  let carol: Browser;
+  let dave: Browser;
+
+  const visit = (code: string, ip: string, userAgent: string, referer?: string) =>
+    fetch(`${stack.url}/r/${code}`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent': userAgent,
+        'x-forwarded-for': ip,
+        ...(referer ? { referer } : {}),
+      },
+    });
+
+  async function newLink(browser: Browser): Promise<string> {
+    const query = new URLSearchParams({ url: `https://example.com/${randomUUID()}`, days: '30' });
+    const response = await browser.api(`${stack.url}/api/shorten/?${query.toString()}`, {
+      method: 'POST',
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { url: string }).url;
+  }
+
+  async function stats(code: string, range = '24h'): Promise<LinkStats> {
+    const response = await carol.api(`${stack.url}/api/stats/${code}?range=${range}`);
+    expect(response.status).toBe(200);
+    return linkStatsSchema.parse(await response.json());
+  }
+
+  const live = (browser: Browser, code: string, headers: Record<string, string> = {}) =>
+    browser.fetch(`${stack.url}/api/stats/${code}/live`, {
+      headers: { 'sec-fetch-site': 'same-origin', accept: 'text/event-stream', ...headers },
+    });
+
+  beforeAll(async () => {
+    provider = await startOAuth2Mock(USERS);
+    stack = await startStack({
+      env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000' },
+      serviceEnv: { auth: provider.env, gateway: { LIVE_HEARTBEAT_MS: '300' } },
+    });
+    carol = new Browser({ 'x-forwarded-for': '198.18.7.1' });
+    dave = new Browser({ 'x-forwarded-for': '198.18.7.2' });
+    await signIn(carol, stack.url, 'carol');
+    await signIn(dave, stack.url, 'dave');
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await provider?.stop();
+  });
+
+  it('counts visits through /r/ exactly: people and bots, unique visitors, every breakdown', async () => {
+    const code = await newLink(carol);
+    const visits: Array<[string, string, string?]> = [
+      ['8.8.8.8', CHROME_WINDOWS, 'https://news.example.org/item?id=1'],
+      ['8.8.8.8', CHROME_WINDOWS],
+      ['1.1.1.1', SAFARI_IPHONE, 'not a url'],
+      ['2001:4860:4860::8888', GOOGLEBOT],
+      ['10.1.2.3', CONSOLE],
+    ];
+    for (const [ip, userAgent, referer] of visits) {
+      expect((await visit(code, ip, userAgent, referer)).status).toBe(302);
+    }
+    const day = await waitFor(
+      async () => {
+        const current = await stats(code);
+        return current.totals.visits === visits.length ? current : false;
+      },
+      { what: 'the visits in the stats', timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(day.totals).toEqual({ visits: 5, humans: 4, bots: 1, uniqueVisitors: 4 });
+    expect(day.series.reduce((sum, point) => sum + point.visits, 0)).toBe(5);
+    expect(day.countries).toEqual([
+      { code: 'US', visits: 3 },
+      { code: 'AU', visits: 1 },
+      { code: 'ZZ', visits: 1 },
+    ]);
+    expect(day.devices).toEqual([
+      { name: 'desktop', visits: 2 },
+      { name: 'bot', visits: 1 },
+      { name: 'mobile', visits: 1 },
+      { name: 'other', visits: 1 },
+    ]);
+    expect(day.referrers).toEqual([
+      { name: '(direct)', visits: 3 },
+      { name: '(unknown)', visits: 1 },
+      { name: 'news.example.org', visits: 1 },
+    ]);
+    expect(day.browsers[0]).toEqual({ name: 'Chrome', visits: 2 });
+
+    const all = await stats(code, 'all');
+    const user = (await (await carol.api(`${stack.url}/api/user`)).json()) as UserData;
+    expect(all.totals.visits).toBe(user.urls.find((link) => link.urlID === code)?.visitCount);
+    expect((await stats(code, '7d')).series).toHaveLength(7);
+    expect((await stats(code, '30d')).interval).toBe('day');
+  });
+
+  it('streams each stored visit live, within 2 s, and ends the stream when the session ends', async () => {
+    const code = await newLink(carol);
+    const opened = await live(carol, code);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const stream = new EventReader(opened);
+    const sent = Date.now();
+    await visit(code, '1.1.1.1', SAFARI_IPHONE);
+    await waitFor(() => stream.visits().length === 1, {
+      what: 'the live visit',
+      timeoutMs: 2000,
+      intervalMs: 20,
+    });
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(stream.visits()[0]).toMatchObject({
+      ipAddress: '1.1.1.1',
+      country: 'AU',
+      device: 'mobile',
+      bot: false,
+    });
+
+    const logout = await carol.fetch(`${stack.url}/logout`, {
+      method: 'POST',
+      headers: { origin: stack.url },
+    });
+    expect(logout.status).toBe(302);
+    await waitFor(() => stream.ended, { what: 'the stream to end', timeoutMs: 10_000 });
+    expect(stream.events.at(-1)?.event).toBe('end');
+    await signIn(carol, stack.url, 'carol');
+  });
+
+  it('exports every visit as CSV that reads back', async () => {
+    const code = await newLink(carol);
+    await visit(code, '8.8.8.8', CHROME_WINDOWS, 'https://a.example/');
+    await visit(code, '1.1.1.1', GOOGLEBOT);
+    await waitFor(async () => (await stats(code)).totals.visits === 2, { what: 'two visits' });
+    const response = await carol.api(`${stack.url}/api/stats/${code}/visits.csv`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="${code}-visits.csv"`,
+    );
+    const text = await response.text();
+    expect(text.startsWith(`${CSV_HEADER}\r\n`)).toBe(true);
+    const records = parse<Record<string, string>>(text, { columns: true });
+    expect(records.map((record) => [record['ip'], record['country'], record['bot']])).toEqual([
+      ['8.8.8.8', 'US', 'false'],
+      ['1.1.1.1', 'AU', 'true'],
+    ]);
+    const empty = await carol.api(`${stack.url}/api/stats/${await newLink(carol)}/visits.csv`);
+    expect(await empty.text()).toBe(`${CSV_HEADER}\r\n`);
+  });
+
+  it("answers someone else's link, an unknown one and a malformed id as not found", async () => {
+    const code = await newLink(carol);
+    for (const path of [`${code}`, `${code}/visits.csv`]) {
+      const response = await dave.api(`${stack.url}/api/stats/${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: MESSAGES.urlNotFound });
+    }
+    expect((await live(dave, code)).status).toBe(404);
+    for (const id of ['Zz9Zz9Z', 'no!', 'x'.repeat(50)]) {
+      const response = await carol.api(`${stack.url}/api/stats/${encodeURIComponent(id)}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: MESSAGES.urlNotFound });
+    }
+  });
+
+  it('refuses a bad range, a signed-out caller, a missing header and a cross-site stream', async () => {
+    const code = await newLink(carol);
+    const range = await carol.api(`${stack.url}/api/stats/${code}?range=1y`);
+    expect(range.status).toBe(400);
+    expect(await range.json()).toEqual({ message: 'range must be one of 24h, 7d, 30d, all' });
+
+    const stranger = new Browser({ 'x-forwarded-for': '198.18.7.3' });
+    for (const path of [code, `${code}/visits.csv`]) {
+      const response = await stranger.api(`${stack.url}/api/stats/${path}`);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        message: MESSAGES.unauthorized,
+        callBack: expect.stringMatching(/^\/login\?from=/) as unknown,
+      });
+      expect((await carol.fetch(`${stack.url}/api/stats/${path}`)).status).toBe(403);
+    }
+    expect((await live(stranger, code)).status).toBe(401);
+    const crossSite: Array<Record<string, string>> = [
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' },
+    ];
+    for (const headers of crossSite) {
+      expect((await live(carol, code, headers)).status).toBe(403);
+    }
+  });
+});
