@@ -13,3 +13,4 @@ export * from './visit-bus';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';
+export * from './trusted-proxies';

@@ -1,4 +1,5 @@
 import cookieParser from 'cookie-parser';
+import { compileTrustedProxies } from '@shortener/chassis';
 import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config';
@@ -17,7 +18,7 @@ export function startGateway(hosted = false): Promise<RunningService> {
     configure: (app, config) => {
       app.use(stripInternalHeaders);
       // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
-      app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+      app.set('trust proxy', compileTrustedProxies(config.TRUSTED_PROXIES));
       app.use(securityHeaders(config.PUBLIC_ORIGIN));
       app.use(cookieParser());
     },
