@@ -9,6 +9,7 @@ export * from './ops-http';
 export * from './shutdown';
 export * from './startup';
 export * from './retry';
+export * from './periodic';
 export * from './visit-bus';
 export * from './internal-auth';
 export * from './internal-client';
