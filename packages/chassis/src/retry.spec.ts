@@ -29,7 +29,9 @@ describe('retry', () => {
   it('tries until it succeeds, telling each retry its attempt and wait', async () => {
     jest.spyOn(Math, 'random').mockReturnValue(1);
     const attempt = failing(3);
-    const onRetry = jest.fn();
+    const onRetry = jest.fn(
+      (_error: unknown, _info: { attempt: number; delayMs: number }) => undefined,
+    );
     const wait = noWait();
     await expect(retry(attempt, { initialMs: 10, maxMs: 25, onRetry, wait })).resolves.toBe('done');
     expect(attempt.mock.calls).toEqual([[1], [2], [3], [4]]);
