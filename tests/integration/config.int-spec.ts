@@ -12,7 +12,7 @@ describe('configuration is validated at start-up', () => {
     const output = service.output();
     expect(output).toContain('links: invalid configuration');
     expect(output).toContain('DATABASE_URL: must be a postgres or postgresql URL');
-    expect(output).toContain('REDIS_URL: must be a redis, rediss or memory URL');
+    expect(output).toContain('REDIS_URL: must be a redis or rediss URL');
     expect(output).toContain('LOG_LEVEL:');
     expect(output).not.toContain('    at ');
   });

@@ -10,7 +10,7 @@ export * from './shutdown';
 export * from './startup';
 export * from './retry';
 export * from './periodic';
-export * from './visit-bus';
+export * from './adapter';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';

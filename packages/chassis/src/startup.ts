@@ -6,6 +6,8 @@ import { ConfigError } from './config';
  */
 export function exitOnStartupError(service: string, error: unknown, port?: number): never {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  // A listen error names its port.
+  port ??= (error as { port?: number } | undefined)?.port;
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else if (code === 'EADDRINUSE') {
@@ -22,4 +24,12 @@ export function exitOnStartupError(service: string, error: unknown, port?: numbe
     );
   }
   process.exit(1);
+}
+
+/**
+ * A program's entry point (a service's main.ts): runs its start-up, and if that fails, says
+ * why in one line and exits (see exitOnStartupError).
+ */
+export function runMain(service: string, main: () => Promise<unknown>): void {
+  main().catch((error: unknown) => exitOnStartupError(service, error));
 }

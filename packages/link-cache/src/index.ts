@@ -1,3 +1,4 @@
 export * from './link-cache';
 export * from './redis-link-cache';
 export * from './memory-link-cache';
+export * from './adapters';

@@ -48,12 +48,3 @@ export class MemoryLinkCache implements LinkCache {
     });
   }
 }
-
-const SHARED = Symbol.for('shortener.memory-link-cache');
-
-/** The process's one in-memory cache, whichever copy of this module asks for it. */
-export function sharedMemoryLinkCache(): MemoryLinkCache {
-  const holder = globalThis as { [SHARED]?: MemoryLinkCache };
-  holder[SHARED] ??= new MemoryLinkCache();
-  return holder[SHARED];
-}

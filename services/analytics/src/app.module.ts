@@ -3,14 +3,14 @@ import type { ReadinessCheck } from '@shortener/chassis';
 import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
 import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from './config';
+import type { AnalyticsAdapters } from './service';
 import { IngestModule } from './ingest/ingest.module';
-import { VISIT_SOURCE, type VisitSource } from './ingest/visit-source';
 import { analyticsMigrations } from './migrations';
 import { VisitsModule } from './visits/visits.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AnalyticsConfig): DynamicModule {
+  static forRoot(config: AnalyticsConfig, adapters: AnalyticsAdapters): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -23,16 +23,16 @@ export class AppModule {
           migrate: config.DB_MIGRATE,
         }),
         VisitsModule,
-        IngestModule.forRoot(config),
+        IngestModule.forRoot(adapters.visits.value),
       ],
       controllers: [OpsController],
       providers: [
         {
           provide: READINESS_CHECKS,
-          inject: [ManagedDataSource, VISIT_SOURCE],
-          useFactory: (db: ManagedDataSource, source: VisitSource): ReadinessCheck[] => [
+          inject: [ManagedDataSource],
+          useFactory: (db: ManagedDataSource): ReadinessCheck[] => [
             { name: 'postgres', check: () => db.check() },
-            { name: source.name, check: () => source.check() },
+            ...adapters.visits.checks,
           ],
         },
       ],

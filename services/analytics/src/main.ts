@@ -1,15 +1,12 @@
-import { startNestService, type RunningService } from '@shortener/chassis-nest';
-import { AppModule } from './app.module';
+// The analytics service as its own process: configuration from the environment, visits from
+// Kafka. (The embedded host starts it with an in-process bus instead: see index.ts.)
+import { createLogger, runMain } from '@shortener/chassis';
+import { connectAdapters } from './adapters';
 import { loadAnalyticsConfig } from './config';
+import { startAnalytics } from './service';
 
-/** Starts the analytics service; `hosted` when another process (the embedded mode) hosts it. */
-export function startAnalytics(hosted = false): Promise<RunningService> {
-  return startNestService({
-    service: 'analytics',
-    loadConfig: () => loadAnalyticsConfig(),
-    module: (config) => AppModule.forRoot(config),
-    hosted,
-  });
-}
-
-if (require.main === module) void startAnalytics();
+runMain('analytics', async () => {
+  const config = loadAnalyticsConfig();
+  const logger = createLogger('analytics', config.LOG_LEVEL);
+  await startAnalytics({ config, logger, adapters: connectAdapters(config, logger) });
+});

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
 import path from 'node:path';
-import { startAnalytics } from '@shortener/analytics';
-import { startAuth } from '@shortener/auth';
-import { IN_PROCESS } from '@shortener/chassis';
-import { startGateway } from '@shortener/gateway';
-import { startLinks } from '@shortener/links';
-import { startRedirect } from '@shortener/redirect';
+import { ConfigError } from '@shortener/chassis';
+import { ComposeProblem, startServices } from './compose';
 import {
   EmbeddedDatabaseError,
   startEmbeddedPostgres,
@@ -21,14 +16,17 @@ import { chooseSignIn, isLoopbackAddress, SignInRefused } from './sign-in';
  * The embedded mode, the default of `npm start`: every service, the web app and the
  * redirect on one port, in one process, with nothing to install but Node. PostgreSQL is
  * PGlite (data kept in DATA_DIR), the link cache and the visit bus live in this process;
- * DATABASE_URL, REDIS_URL and KAFKA_BROKERS switch each to a real server instead.
+ * DATABASE_URL, REDIS_URL and KAFKA_BROKERS switch each to a real server instead. This file
+ * is the program's entry: it reads the environment (and never writes it), and hands each
+ * service a configuration and adapters (compose.ts).
  */
 
 type Stop = { name: string; stop: (reason: string) => Promise<void> };
 
 class StartupProblem extends Error {}
 
-const env = process.env;
+/** Read only: the services get configuration objects, never variables set here. */
+const env: Readonly<NodeJS.ProcessEnv> = process.env;
 
 function fail(message: string): never {
   process.stderr.write(`embedded: ${message}\n`);
@@ -57,33 +55,11 @@ async function startDatabase(dataDir: string): Promise<EmbeddedPostgres> {
   return startEmbeddedPostgres(dataDir);
 }
 
-/**
- * Waits until a service has connected and migrated. One at a time: PGlite serves every
- * connection from one backend, and migrations are best not interleaved there.
- */
-async function databaseReady(name: string, port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      const report = (await response.json()) as { checks?: Record<string, string> };
-      const postgres = report.checks?.['postgres'];
-      if (postgres === undefined || postgres === 'ok') return;
-    } catch {
-      // not answering yet
-    }
-    if (Date.now() > deadline) {
-      throw new StartupProblem(`${name} could not reach its database within a minute`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function main(): Promise<void> {
   const publicPort = Number(env['PORT'] ?? 8080);
   // This machine only, unless HOST says otherwise (`localhost` may resolve to either).
   const publicHosts = env['HOST'] ? [env['HOST']] : LOOPBACK_HOSTS;
-  const opsPort = env['OPS_PORT'] ?? '';
+  const opsPort = env['OPS_PORT'] || undefined;
   const dataDir = path.resolve(env['DATA_DIR'] ?? '.data');
   const googleConfigured = Boolean(env['GOOGLE_CLIENT_ID'] && env['GOOGLE_CLIENT_SECRET']);
   if (!Number.isInteger(publicPort) || publicPort < 0 || publicPort > 65535) {
@@ -119,47 +95,26 @@ async function main(): Promise<void> {
 
   const embeddedDatabase = !env['DATABASE_URL'];
   const postgres = embeddedDatabase ? await startDatabase(dataDir) : null;
-  if (postgres) {
-    stops.push({ name: 'embedded PostgreSQL', stop: () => postgres.stop() });
-    env['DATABASE_URL'] = postgres.url;
-  }
-  env['REDIS_URL'] ??= `${IN_PROCESS}://`;
-  env['KAFKA_BROKERS'] ??= IN_PROCESS;
-  env['INTERNAL_API_SECRET'] ??= randomBytes(32).toString('base64url');
-  env['LOG_LEVEL'] ??= 'warn';
-  env['PUBLIC_ORIGIN'] ??= `http://localhost:${publicPort}`;
-  env['LOCAL_SIGN_IN'] = String(signIn.kind === 'local');
+  if (postgres) stops.push({ name: 'embedded PostgreSQL', stop: () => postgres.stop() });
 
-  const internal = async <T extends { port: number; shutdown: (reason: string) => Promise<void> }>(
-    name: string,
-    variable: string,
-    start: (hosted: boolean) => Promise<T>,
-  ): Promise<void> => {
-    env['PORT'] = '0';
-    env['HOST'] = '127.0.0.1';
-    // One ops port cannot serve every service: the internal ones answer /readyz to this
-    // process on their loopback port (databaseReady), and OPS_PORT is the gateway's.
-    env['OPS_PORT'] = '';
-    const running = await start(true);
-    stops.push({ name, stop: (reason) => running.shutdown(reason) });
-    env[variable] = `http://127.0.0.1:${running.port}`;
-    await databaseReady(name, running.port);
-  };
-  await internal('analytics', 'ANALYTICS_URL', startAnalytics);
-  await internal('links', 'LINKS_URL', startLinks);
-  await internal('auth', 'AUTH_URL', startAuth);
-  env['TRUSTED_PROXIES'] ??= '127.0.0.1,::1';
-  await internal('redirect', 'REDIRECT_URL', startRedirect);
-
-  const [firstHost, ...otherHosts] = bound.map(({ host }) => host);
-  env['PORT'] = String(publicPort);
-  env['HOST'] = firstHost;
-  env['OPS_PORT'] = opsPort;
-  const gateway = await startGateway(true);
-  stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
-  const gatewayServer = gateway.app.getHttpServer() as Server;
+  const [firstHost = '127.0.0.1', ...otherHosts] = bound.map(({ host }) => host);
+  const gateway = await startServices(stops, {
+    environment: env,
+    shared: {
+      DATABASE_URL: postgres?.url ?? env['DATABASE_URL'],
+      INTERNAL_API_SECRET: env['INTERNAL_API_SECRET'] || randomBytes(32).toString('base64url'),
+      LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn',
+      PUBLIC_ORIGIN: env['PUBLIC_ORIGIN'] ?? `http://localhost:${publicPort}`,
+      LOCAL_SIGN_IN: String(signIn.kind === 'local'),
+      // The gateway forwards /r/ to the redirect service from loopback.
+      TRUSTED_PROXIES: env['TRUSTED_PROXIES'] ?? '127.0.0.1,::1',
+    },
+    publicPort,
+    publicHost: firstHost,
+    opsPort,
+  });
   for (const host of otherHosts) {
-    const extra = await alsoListen(gatewayServer, gateway.port, host);
+    const extra = await alsoListen(gateway.server, gateway.port, host);
     stops.push({
       name: `gateway on ${host}`,
       stop: () => new Promise((resolve) => extra.close(() => resolve())),
@@ -183,9 +138,15 @@ main().catch((error: unknown) => {
     error instanceof PortProblem ||
     error instanceof SignInRefused ||
     error instanceof EmbeddedDatabaseError ||
-    error instanceof ServerUnreachable
+    error instanceof ServerUnreachable ||
+    error instanceof ComposeProblem
   ) {
     fail(error.message);
+  }
+  if (error instanceof ConfigError) {
+    // It names the service and every variable to fix.
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
   }
   fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 });

@@ -1,9 +1,8 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
-import { redisReadiness, type Redis } from '@shortener/chassis-redis';
-import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis-nest';
+import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
 import { BackendsModule } from './backends/backends.module';
-import { usesRedis, type GatewayConfig } from './config';
+import type { GatewayConfig } from './config';
 import { EdgeModule } from './edge/edge.module';
 import { FrontendModule } from './frontend/frontend.module';
 import { LinksModule } from './links/links.module';
@@ -13,6 +12,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SessionModule } from './session/session.module';
 import { UserModule } from './user/user.module';
 import { VisitorsModule } from './visitors/visitors.module';
+import type { GatewayAdapters } from './service';
 
 /** The gateway is ready when Redis and the services behind it are alive. */
 function serviceAlive(name: string, baseUrl: string): ReadinessCheck {
@@ -27,12 +27,11 @@ function serviceAlive(name: string, baseUrl: string): ReadinessCheck {
   };
 }
 
-function readiness(config: GatewayConfig, withRedis: boolean): Provider {
+function readiness(config: GatewayConfig, adapters: GatewayAdapters): Provider {
   return {
     provide: READINESS_CHECKS,
-    inject: withRedis ? [REDIS] : [],
-    useFactory: (redis?: Redis): ReadinessCheck[] => [
-      ...(redis ? [redisReadiness(redis)] : []),
+    useFactory: (): ReadinessCheck[] => [
+      ...adapters.rateLimits.checks,
       serviceAlive('auth', config.AUTH_URL),
       serviceAlive('links', config.LINKS_URL),
       serviceAlive('analytics', config.ANALYTICS_URL),
@@ -43,14 +42,12 @@ function readiness(config: GatewayConfig, withRedis: boolean): Provider {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: GatewayConfig): DynamicModule {
-    const withRedis = usesRedis(config);
+  static forRoot(config: GatewayConfig, adapters: GatewayAdapters): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ...(withRedis ? [RedisModule.forRoot(config.REDIS_URL)] : []),
         BackendsModule,
-        RateLimitModule.forRoot(withRedis ? 'redis' : 'memory'),
+        RateLimitModule.forRoot(adapters.rateLimits.value),
         SessionModule,
         EdgeModule,
         DocsModule,
@@ -61,7 +58,7 @@ export class AppModule {
         FrontendModule,
       ],
       controllers: [OpsController],
-      providers: [readiness(config, withRedis)],
+      providers: [readiness(config, adapters)],
     };
   }
 }

@@ -11,8 +11,8 @@ export const gatewayConfigShape = {
   OPS_HOST: env.opsHost(),
   /** Signs the internal calls to the services, which check it. */
   INTERNAL_API_SECRET: env.secret(),
-  /** Rate-limit counters; memory:// keeps them in this process (the embedded mode). */
-  REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
+  /** Rate-limit counters, shared by every replica (the embedded mode counts in its process). */
+  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   AUTH_URL: env.url(['http', 'https'], 'http://127.0.0.1:7001'),
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
   ANALYTICS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7003'),
@@ -44,9 +44,4 @@ export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env) =>
 /** Cookies carry Secure when browsers reach us over https. */
 export function secureCookies(config: GatewayConfig): boolean {
   return new URL(config.PUBLIC_ORIGIN).protocol === 'https:';
-}
-
-/** The embedded mode keeps what Redis would hold in this process. */
-export function usesRedis(config: GatewayConfig): boolean {
-  return !config.REDIS_URL.startsWith('memory:');
 }

@@ -1,27 +1,15 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import type { ReadinessCheck } from '@shortener/chassis';
 import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
-import { redisReadiness, type Redis } from '@shortener/chassis-redis';
-import { OpsController, READINESS_CHECKS, REDIS, RedisModule } from '@shortener/chassis-nest';
+import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
 import type { LinksConfig } from './config';
 import { LinksModule } from './links/links.module';
 import { linksMigrations } from './migrations';
-
-function readiness(withRedis: boolean): Provider {
-  return {
-    provide: READINESS_CHECKS,
-    inject: withRedis ? [ManagedDataSource, REDIS] : [ManagedDataSource],
-    useFactory: (db: ManagedDataSource, redis?: Redis): ReadinessCheck[] => [
-      { name: 'postgres', check: () => db.check() },
-      ...(redis ? [redisReadiness(redis)] : []),
-    ],
-  };
-}
+import type { LinksAdapters } from './service';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: LinksConfig): DynamicModule {
-    const withRedis = !config.REDIS_URL.startsWith('memory:');
+  static forRoot(config: LinksConfig, adapters: LinksAdapters): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -33,11 +21,19 @@ export class AppModule {
           applicationName: 'links',
           migrate: config.DB_MIGRATE,
         }),
-        ...(withRedis ? [RedisModule.forRoot(config.REDIS_URL)] : []),
-        LinksModule.forRoot(withRedis ? 'redis' : 'memory'),
+        LinksModule.forRoot(adapters.linkCache.value),
       ],
       controllers: [OpsController],
-      providers: [readiness(withRedis)],
+      providers: [
+        {
+          provide: READINESS_CHECKS,
+          inject: [ManagedDataSource],
+          useFactory: (db: ManagedDataSource): ReadinessCheck[] => [
+            { name: 'postgres', check: () => db.check() },
+            ...adapters.linkCache.checks,
+          ],
+        },
+      ],
     };
   }
 }

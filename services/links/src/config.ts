@@ -11,8 +11,8 @@ export const linksConfigShape = {
   INTERNAL_API_SECRET: env.secret(),
   DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
   DB_MIGRATE: env.bool(true),
-  /** memory:// keeps the link cache in this process (the embedded mode). */
-  REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
+  /** The link cache redirects read (the embedded mode keeps it in its process instead). */
+  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   ANALYTICS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7003'),
   /** The product's public origin; links to it cannot be shortened (no loops). */
   PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),

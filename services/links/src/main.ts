@@ -1,15 +1,12 @@
-import { startNestService, type RunningService } from '@shortener/chassis-nest';
-import { AppModule } from './app.module';
+// The links service as its own process: configuration from the environment, the link cache
+// in Redis. (The embedded host starts it with an in-process cache instead: see index.ts.)
+import { createLogger, runMain } from '@shortener/chassis';
+import { connectAdapters } from './adapters';
 import { loadLinksConfig } from './config';
+import { startLinks } from './service';
 
-/** Starts the links service; `hosted` when another process (the embedded mode) hosts it. */
-export function startLinks(hosted = false): Promise<RunningService> {
-  return startNestService({
-    service: 'links',
-    loadConfig: () => loadLinksConfig(),
-    module: (config) => AppModule.forRoot(config),
-    hosted,
-  });
-}
-
-if (require.main === module) void startLinks();
+runMain('links', async () => {
+  const config = loadLinksConfig();
+  const logger = createLogger('links', config.LOG_LEVEL);
+  await startLinks({ config, logger, adapters: connectAdapters(config, logger) });
+});

@@ -10,9 +10,9 @@ export const redirectConfigShape = {
   OPS_HOST: env.opsHost(),
   /** Shared with the other services: signs the resolve calls to the links service. */
   INTERNAL_API_SECRET: env.secret(),
-  /** memory:// uses the link cache of this process (the embedded mode). */
-  REDIS_URL: env.url(['redis', 'rediss', 'memory'], 'redis://127.0.0.1:6379'),
-  /** `memory` publishes to the analytics consumer in this process (the embedded mode). */
+  /** The link cache (the embedded mode passes its in-process one instead). */
+  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  /** Where visits are published (the embedded mode hands them over in its process instead). */
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
   KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),

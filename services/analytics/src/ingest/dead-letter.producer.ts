@@ -1,5 +1,14 @@
-import type { Kafka, Producer } from 'kafkajs';
-import type { RejectedMessage } from './visit-batch';
+import type { IHeaders, Kafka, Producer } from 'kafkajs';
+import { createProducer } from '@shortener/chassis-kafka';
+
+/** A message that cannot be stored, kept as it came for the dead-letter topic. */
+export interface RejectedMessage {
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders | undefined;
+  reason: string;
+}
 
 export const DLQ_REASON_HEADER = 'dlq-reason';
 export const DLQ_SOURCE_HEADER = 'dlq-source';
@@ -20,7 +29,7 @@ export class DeadLetterProducer {
     kafka: Kafka,
     private readonly topic: string,
   ) {
-    this.producer = kafka.producer({
+    this.producer = createProducer(kafka, {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,

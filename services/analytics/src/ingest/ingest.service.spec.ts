@@ -2,7 +2,10 @@ import { Registry } from 'prom-client';
 import type { AnalyticsConfig } from '../config';
 import type { StoreOutcome, VisitRow, VisitsRepository } from '../visits/visits.repository';
 import { createIngestMetrics } from './ingest.metrics';
+import pino from 'pino';
+import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contracts';
 import { IngestService } from './ingest.service';
+import type { VisitSource } from './visit-source';
 
 /** Stores like PostgreSQL would: all or nothing per call, refusing rows whose referrer is BAD. */
 class FakeVisits {
@@ -44,12 +47,53 @@ function rows(count: number, bad: number[]): VisitRow[] {
 function service(visits: FakeVisits): IngestService {
   const metrics = createIngestMetrics({ registry: new Registry() } as never);
   const config = { INGEST_CHUNK_ROWS: 5000, USER_AGENT_CACHE_SIZE: 10, ANONYMIZE_IP: false };
+  const source: VisitSource = { start: () => undefined, stop: () => Promise.resolve() };
   return new IngestService(
     visits as unknown as VisitsRepository,
     metrics,
     config as AnalyticsConfig,
+    pino({ level: 'silent' }),
+    source,
   );
 }
+
+describe('IngestService.ingest', () => {
+  const event = (id: string, referrer: string | null = null): VisitEvent => ({
+    schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+    id,
+    urlID: 'AbC1234',
+    timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
+    ip: '203.0.113.9',
+    userAgent: 'ua',
+    referrer,
+  });
+  const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+  it('stores what it can, and answers for the rest by origin with the reason, whatever the source', async () => {
+    const visits = new FakeVisits();
+    const unstored = await service(visits).ingest<string>([
+      { value: Buffer.from(JSON.stringify(event(uuid(1)))), origin: 'bytes, good' },
+      { value: Buffer.from('{not json'), origin: 'bytes, not JSON' },
+      { event: event(uuid(2), 'BAD'), origin: 'object, refused by the database' },
+      { event: event(uuid(3)), origin: 'object, good' },
+    ]);
+    expect(unstored.map(({ origin }) => origin)).toEqual([
+      'bytes, not JSON',
+      'object, refused by the database',
+    ]);
+    expect(unstored[0]?.reason).toBe('not JSON');
+    expect(unstored[1]?.reason).toContain('SQLSTATE 23514');
+    expect([...visits.stored].sort()).toEqual([uuid(1), uuid(3)]);
+  });
+
+  it('throws when storing fails for another reason, so the source offers the batch again', async () => {
+    const visits = new FakeVisits();
+    visits.failWith = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
+    await expect(service(visits).ingest([{ event: event(uuid(4)), origin: 'x' }])).rejects.toThrow(
+      'connection reset',
+    );
+  });
+});
 
 describe('IngestService.storeIsolating', () => {
   it('stores a batch PostgreSQL accepts in one call', async () => {

@@ -1,12 +1,21 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { SERVICE_CONFIG } from '@shortener/chassis-nest';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { VisitsRepository, type VisitRow } from '../visits/visits.repository';
+import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
-import { dataRefusal } from './database-refusal';
-import type { VisitEnrichment } from './visit-batch';
+import { planBatch, type Incoming, type Unstored, type VisitEnrichment } from './visit-batch';
+import type { VisitSink, VisitSource } from './visit-source';
+
+export const VISIT_SOURCE = Symbol('VISIT_SOURCE');
 
 /** A row PostgreSQL refused for its data, by its index in the rows given, and its reason. */
 export interface RefusedRow {
@@ -14,15 +23,21 @@ export interface RefusedRow {
   reason: string;
 }
 
-/** What every visit source shares: how events become rows, and storing them, counted. */
+/**
+ * How visit events become rows, for every source: parsed and checked, enriched (User-Agent,
+ * IP as configured), stored once each, counted. Starts the process's visit source when the
+ * service runs and stops it at shutdown.
+ */
 @Injectable()
-export class IngestService {
+export class IngestService implements VisitSink, OnApplicationBootstrap, OnApplicationShutdown {
   readonly enrich: VisitEnrichment;
 
   constructor(
     @Inject(VisitsRepository) private readonly visits: VisitsRepository,
     @Inject(INGEST_METRICS) readonly metrics: IngestMetrics,
     @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
+    @Inject(SERVICE_LOGGER) readonly logger: Logger,
+    @Inject(VISIT_SOURCE) private readonly source: VisitSource,
   ) {
     const userAgents = new UserAgentParser(config.USER_AGENT_CACHE_SIZE);
     this.enrich = {
@@ -31,11 +46,29 @@ export class IngestService {
     };
   }
 
+  onApplicationBootstrap(): void {
+    this.source.start(this);
+  }
+
+  /** Stops taking events: the batch in hand finishes, or is left to come again. */
+  onApplicationShutdown(): Promise<void> {
+    return this.source.stop();
+  }
+
+  async ingest<Origin>(incoming: readonly Incoming<Origin>[]): Promise<Unstored<Origin>[]> {
+    const plan = planBatch(incoming, this.enrich);
+    const refused = await this.storeIsolating(plan.visits, plan.repeated);
+    return [
+      ...plan.rejected,
+      ...refused.map(({ index, reason }) => ({ origin: plan.origins[index]!, reason })),
+    ];
+  }
+
   /** One transaction; throws when PostgreSQL fails, and then nothing of it is stored. */
-  async store(rows: readonly VisitRow[], repeatedInBatch: number): Promise<void> {
+  private async store(rows: readonly VisitRow[]): Promise<void> {
     const outcome = await this.visits.storeVisits(rows, this.config.INGEST_CHUNK_ROWS);
     this.metrics.stored.inc(outcome.stored);
-    this.metrics.duplicates.inc(outcome.duplicates + repeatedInBatch);
+    this.metrics.duplicates.inc(outcome.duplicates);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
   }
 
@@ -50,7 +83,7 @@ export class IngestService {
     const refused: RefusedRow[] = [];
     const attempt = async (start: number, end: number): Promise<void> => {
       try {
-        await this.store(rows.slice(start, end), 0);
+        await this.store(rows.slice(start, end));
       } catch (error) {
         const reason = dataRefusal(error);
         if (reason === undefined) throw error;

@@ -1,7 +1,7 @@
 import type { KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contracts';
-import { chunk, planBatch, type VisitEnrichment } from './visit-batch';
+import { planBatch, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
   userAgent: (userAgent) => ({ platform: `os(${userAgent})`, browser: `browser(${userAgent})` }),
@@ -34,10 +34,14 @@ function message(value: string | null, key: string | null = 'AbC1234'): KafkaMes
   };
 }
 
+/** As the Kafka source hands messages over: their bytes, and the message to answer for. */
+const fromKafka = (messages: KafkaMessage[]) =>
+  messages.map((origin) => ({ value: origin.value, origin }));
+
 describe('planBatch', () => {
   it('turns valid events into rows with the User-Agent parsed and the IP as configured', () => {
     const visit = event({ referrer: 'https://example.com/' });
-    const plan = planBatch([message(JSON.stringify(visit))], enrich);
+    const plan = planBatch(fromKafka([message(JSON.stringify(visit))]), enrich);
     expect(plan.rejected).toEqual([]);
     expect(plan.visits).toEqual([
       {
@@ -52,7 +56,7 @@ describe('planBatch', () => {
     ]);
   });
 
-  it('sets aside what fails the schema with its key, value, headers and a reason, keeping the rest', () => {
+  it('sets aside what fails the schema with the message it came in and a reason, keeping the rest', () => {
     const good = event();
     const messages = [
       message('{not json'),
@@ -61,7 +65,7 @@ describe('planBatch', () => {
       message(JSON.stringify(good)),
       message(JSON.stringify(event({ timestamp: 9e15 }))),
     ];
-    const plan = planBatch(messages, enrich);
+    const plan = planBatch(fromKafka(messages), enrich);
     expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
     expect(plan.rejected.map((rejected) => rejected.reason)).toEqual([
       'not JSON',
@@ -69,20 +73,21 @@ describe('planBatch', () => {
       'empty message',
       'timestamp: out of range',
     ]);
-    const [first] = plan.rejected;
-    expect(first?.offset).toBe(messages[0]?.offset);
-    expect(first?.key?.toString()).toBe('AbC1234');
-    expect(first?.value?.toString()).toBe('{not json');
-    expect(first?.headers).toEqual({ origin: 'test' });
+    expect(plan.rejected.map((rejected) => rejected.origin)).toEqual([
+      messages[0],
+      messages[1],
+      messages[2],
+      messages[4],
+    ]);
   });
 
   it('stores an event repeated inside one batch once', () => {
     const visit = event();
     const plan = planBatch(
-      [
+      fromKafka([
         message(JSON.stringify(visit)),
         message(JSON.stringify({ ...visit, id: visit.id.toUpperCase() })),
-      ],
+      ]),
       enrich,
     );
     expect(plan.visits).toHaveLength(1);
@@ -95,20 +100,27 @@ describe('planBatch', () => {
       message(JSON.stringify(event())),
       message(JSON.stringify(event())),
     ];
-    const plan = planBatch(messages, enrich);
+    const plan = planBatch(fromKafka(messages), enrich);
     expect(plan.origins).toEqual([messages[1], messages[2]]);
     expect(plan.visits.map((row) => row.id)).toEqual(
       plan.origins.map((origin) => (JSON.parse(origin.value!.toString()) as VisitEvent).id),
     );
   });
-});
 
-describe('chunk', () => {
-  it('splits a burst into statements of at most the given size, keeping every row once', () => {
-    const rows = Array.from({ length: 12_345 }, (_, index) => index);
-    const pieces = chunk(rows, 5000);
-    expect(pieces.map((piece) => piece.length)).toEqual([5000, 5000, 2345]);
-    expect(pieces.flat()).toEqual(rows);
-    expect(chunk([], 5000)).toEqual([]);
+  it('takes events handed over in this process as they are, with the same checks', () => {
+    const good = event();
+    const late = event({ timestamp: 9e15 });
+    const plan = planBatch(
+      [
+        { event: good, origin: 'first' },
+        { event: late, origin: 'second' },
+        { event: good, origin: 'third' },
+      ],
+      enrich,
+    );
+    expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
+    expect(plan.origins).toEqual(['first']);
+    expect(plan.rejected).toEqual([{ origin: 'second', reason: 'timestamp: out of range' }]);
+    expect(plan.repeated).toBe(1);
   });
 });

@@ -1,22 +1,27 @@
-import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { parseVisitEvent, type VisitEvent } from '@shortener/contracts';
 import type { VisitRow } from '../visits/visits.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
-/** A message that cannot be stored, kept as it came for the dead-letter topic. */
-export interface RejectedMessage {
-  offset: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: IHeaders | undefined;
+/**
+ * A visit event as a source received it: the bytes of a Kafka message, or an event handed over
+ * in this process (already checked against the schema by the redirect service). `origin` is
+ * what the source needs to answer for it: the Kafka message to dead-letter, say.
+ */
+export type Incoming<Origin> =
+  { value: Buffer | null; origin: Origin } | { event: VisitEvent; origin: Origin };
+
+/** An event that cannot be stored for its data (never for an outage), and why. */
+export interface Unstored<Origin> {
+  origin: Origin;
   reason: string;
 }
 
-export interface BatchPlan {
+export interface BatchPlan<Origin> {
   visits: VisitRow[];
-  /** The message each visit came from, by the visit's index. */
-  origins: KafkaMessage[];
-  rejected: RejectedMessage[];
+  /** Where each visit came from, by the visit's index. */
+  origins: Origin[];
+  /** Events that failed the schema or cannot be stored. */
+  rejected: Unstored<Origin>[];
   /** Events repeated inside the batch itself, stored once. */
   repeated: number;
 }
@@ -35,35 +40,29 @@ export function unstorable(event: VisitEvent): string | undefined {
 }
 
 /**
- * Turns a fetched batch into rows to store and messages to dead-letter, synchronously: the hot
- * loop does no I/O per message, so a batch costs one parse each and a few statements in all.
+ * Turns a batch into rows to store and events that cannot be stored, synchronously: the hot
+ * loop does no I/O per event, so a batch costs one parse each and a few statements in all.
  */
-export function planBatch(messages: readonly KafkaMessage[], enrich: VisitEnrichment): BatchPlan {
+export function planBatch<Origin>(
+  incoming: readonly Incoming<Origin>[],
+  enrich: VisitEnrichment,
+): BatchPlan<Origin> {
   const events: VisitEvent[] = [];
-  const parsedFrom: KafkaMessage[] = [];
-  const rejected: RejectedMessage[] = [];
-  for (const message of messages) {
-    const parsed = parseVisitEvent(message.value);
+  const parsedFrom: Origin[] = [];
+  const rejected: Unstored<Origin>[] = [];
+  for (const item of incoming) {
+    const parsed =
+      'event' in item ? { ok: true as const, event: item.event } : parseVisitEvent(item.value);
     const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
     if (reason !== undefined || !parsed.ok) {
-      rejected.push(rejectedMessage(message, reason ?? 'invalid event'));
+      rejected.push({ origin: item.origin, reason: reason ?? 'invalid event' });
       continue;
     }
     events.push(parsed.event);
-    parsedFrom.push(message);
+    parsedFrom.push(item.origin);
   }
   const { visits, repeated, sources } = planEvents(events, enrich);
   return { visits, origins: sources.map((index) => parsedFrom[index]!), rejected, repeated };
-}
-
-export function rejectedMessage(message: KafkaMessage, reason: string): RejectedMessage {
-  return {
-    offset: message.offset,
-    key: message.key ?? null,
-    value: message.value,
-    headers: message.headers,
-    reason,
-  };
 }
 
 /**
@@ -94,13 +93,4 @@ export function planEvents(
     });
   }
   return { visits, repeated: events.length - visits.length, sources };
-}
-
-/** Splits rows into pieces of at most `size`, so one statement never grows without bound. */
-export function chunk<T>(rows: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < rows.length; start += size) {
-    chunks.push(rows.slice(start, start + size));
-  }
-  return chunks;
 }

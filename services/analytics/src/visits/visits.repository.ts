@@ -2,7 +2,7 @@ import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common'
 import type { DataSource, EntityManager } from 'typeorm';
 import { isShortCode, type Visit } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { chunk } from '../ingest/visit-batch';
+import { chunk } from './chunk';
 import type { VisitCursor } from './visit-cursor';
 
 /** One visit as it is stored: the event, its User-Agent parsed, its IP as configured. */

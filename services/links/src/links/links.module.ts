@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { memoryLinkCacheProvider, redisLinkCacheProvider } from './link-cache.provider';
+import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { OwnHostsService } from './own-hosts.service';
@@ -7,12 +7,12 @@ import { RemovalsService } from './removals.service';
 
 @Module({})
 export class LinksModule {
-  static forRoot(cache: 'redis' | 'memory'): DynamicModule {
+  static forRoot(cache: LinkCache): DynamicModule {
     return {
       module: LinksModule,
       controllers: [LinksController],
       providers: [
-        cache === 'redis' ? redisLinkCacheProvider : memoryLinkCacheProvider,
+        { provide: LINK_CACHE, useValue: cache },
         LinksService,
         OwnHostsService,
         RemovalsService,

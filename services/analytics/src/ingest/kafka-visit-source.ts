@@ -1,22 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { retryForever } from '@shortener/chassis';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { retryForever, type Adapter } from '@shortener/chassis';
+import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
-import { DeadLetterProducer } from './dead-letter.producer';
-import { IngestService } from './ingest.service';
-import { planBatch, rejectedMessage, type RejectedMessage } from './visit-batch';
-import type { VisitSource } from './visit-source';
+import { DeadLetterProducer, type RejectedMessage } from './dead-letter.producer';
+import type { Unstored } from './visit-batch';
+import type { VisitSink, VisitSource } from './visit-source';
 
-export const KAFKA = Symbol('KAFKA');
-export const DEAD_LETTERS = Symbol('DEAD_LETTERS');
+type KafkaSourceConfig = Pick<
+  AnalyticsConfig,
+  'KAFKA_CONSUMER_GROUP' | 'VISITS_TOPIC' | 'INGEST_CONCURRENCY'
+>;
 
 const RETRY_INITIAL_MS = 250;
 const RETRY_MAX_MS = 10_000;
@@ -30,32 +25,42 @@ function nextOffset(batch: Batch): string {
   return (BigInt(batch.lastOffset()) + 1n).toString();
 }
 
+/** The message as it came, for the dead-letter topic, with why it cannot be stored. */
+function rejectedMessage({ origin, reason }: Unstored<KafkaMessage>): RejectedMessage {
+  return {
+    offset: origin.offset,
+    key: origin.key ?? null,
+    value: origin.value,
+    headers: origin.headers,
+    reason,
+  };
+}
+
 /**
- * The `visits` consumer group. Each fetched batch is planned in memory (parse, User-Agent,
- * IP), stored in one transaction (split when PostgreSQL refuses some of its events for their
- * data), its bad messages dead-lettered, and only then is its offset committed; while
- * PostgreSQL or Kafka fail, the same batch is retried, so nothing after it is committed
- * before it is stored. Partitions are processed side by side.
+ * The `visits` consumer group: Kafka's side of ingest only. Each fetched batch goes to the
+ * sink (which stores it in one transaction, split when PostgreSQL refuses some of its events
+ * for their data), what it could not store is dead-lettered, and only then is the offset
+ * committed; while PostgreSQL or Kafka fail, the same batch is retried, so nothing after it
+ * is committed before it is stored. Partitions are processed side by side.
  */
-@Injectable()
-export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnApplicationShutdown {
-  readonly name = 'kafka';
+export class KafkaVisitSource implements VisitSource {
   private consumer: Consumer | undefined;
   private joined = false;
   private problem = 'not connected to Kafka yet';
   private readonly stopping = new AbortController();
+  private sink: VisitSink | undefined;
 
   constructor(
-    @Inject(KAFKA) private readonly kafka: Kafka,
-    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetterProducer,
-    @Inject(IngestService) private readonly ingest: IngestService,
-    @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
-    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    private readonly kafka: Kafka,
+    private readonly deadLetters: DeadLetterProducer,
+    private readonly config: KafkaSourceConfig,
+    private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
-    // Not awaited: the service is alive (and not ready) while Kafka comes up.
-    this.start();
+  /** Joins the group in the background: the service is alive (and not ready) meanwhile. */
+  start(sink: VisitSink): void {
+    this.sink = sink;
+    this.connectInBackground();
   }
 
   /** Ready once the consumer has joined its group, and as long as it has not crashed. */
@@ -64,7 +69,7 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
   }
 
   /** Stops fetching, lets the batch in hand finish or abandons it uncommitted, disconnects. */
-  async onApplicationShutdown(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopping.abort();
     const consumer = this.consumer;
     this.consumer = undefined;
@@ -75,7 +80,7 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
     }
   }
 
-  private start(): void {
+  private connectInBackground(): void {
     void retryForever(
       () => this.connect(),
       (error, retryInMs) => {
@@ -141,7 +146,7 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
         void consumer
           .disconnect()
           .catch(() => undefined)
-          .then(() => this.start());
+          .then(() => this.connectInBackground());
       }
     });
     consumer.on(STOP, () => {
@@ -152,43 +157,42 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
 
   private async handleBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    if (batch.isEmpty()) return;
-    const { metrics } = this.ingest;
-    const finish = metrics.batchDuration.startTimer();
-    const plan = planBatch(batch.messages, this.ingest.enrich);
+    const sink = this.sink;
+    if (batch.isEmpty() || !sink) return;
+    const finish = sink.metrics.batchDuration.startTimer();
 
-    // Events PostgreSQL refused for their data, isolated by splitting the batch: dead-lettered
-    // with the database's reason like those failing the schema, so the offset moves on.
-    let refused: RejectedMessage[] = [];
-    const steps: Step[] = [];
-    if (plan.visits.length > 0) {
-      steps.push({
+    // What cannot be stored for its data (the schema, or PostgreSQL refusing it) is
+    // dead-lettered with the reason, so the offset moves on.
+    let letters: RejectedMessage[] = [];
+    const steps: Step[] = [
+      {
         name: 'database',
         run: async () => {
-          const rows = await this.ingest.storeIsolating(plan.visits, plan.repeated);
-          refused = rows.map(({ index, reason }) => rejectedMessage(plan.origins[index]!, reason));
-        },
-      });
-    }
-    steps.push({
-      name: 'dead-letter',
-      run: async () => {
-        const letters = [...plan.rejected, ...refused];
-        if (letters.length === 0) return;
-        await this.deadLetters.send(batch, letters);
-        metrics.deadLettered.inc(letters.length);
-        for (const message of letters) {
-          this.logger.warn(
-            { partition: batch.partition, offset: message.offset, reason: message.reason },
-            'visit event dead-lettered',
+          const unstored = await sink.ingest(
+            batch.messages.map((message) => ({ value: message.value, origin: message })),
           );
-        }
+          letters = unstored.map(rejectedMessage);
+        },
       },
-    });
+      {
+        name: 'dead-letter',
+        run: async () => {
+          if (letters.length === 0) return;
+          await this.deadLetters.send(batch, letters);
+          sink.metrics.deadLettered.inc(letters.length);
+          for (const message of letters) {
+            this.logger.warn(
+              { partition: batch.partition, offset: message.offset, reason: message.reason },
+              'visit event dead-lettered',
+            );
+          }
+        },
+      },
+    ];
     for (const step of steps) {
       // Abandoned (stopping, or the partition moved to another member): nothing is resolved
       // or committed, so the batch is fetched again from the last committed offset.
-      if (!(await this.untilDone(step, payload))) return;
+      if (!(await this.untilDone(step, payload, sink))) return;
     }
 
     payload.resolveOffset(batch.lastOffset());
@@ -204,7 +208,11 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
   }
 
   /** Runs a step until it succeeds; false when the batch should be given up instead. */
-  private async untilDone(step: Step, payload: EachBatchPayload): Promise<boolean> {
+  private async untilDone(
+    step: Step,
+    payload: EachBatchPayload,
+    sink: VisitSink,
+  ): Promise<boolean> {
     const givenUp = (): boolean =>
       this.stopping.signal.aborted || !payload.isRunning() || payload.isStale();
     let delay = RETRY_INITIAL_MS;
@@ -213,7 +221,7 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
         await step.run();
         return true;
       } catch (error) {
-        this.ingest.metrics.retries.inc({ step: step.name });
+        sink.metrics.retries.inc({ step: step.name });
         if (givenUp()) return false;
         this.logger.warn(
           {
@@ -242,4 +250,24 @@ export class VisitsConsumer implements VisitSource, OnApplicationBootstrap, OnAp
       if (!this.stopping.signal.aborted) await payload.heartbeat();
     }
   }
+}
+
+/**
+ * The distributed mode's source: the `visits` topic, read by this service's consumer group,
+ * with a producer for the dead-letter topic. Ready once the consumer has joined its group.
+ */
+export function kafkaVisitSource(config: AnalyticsConfig, logger: Logger): Adapter<VisitSource> {
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'analytics',
+    logger,
+    security: config,
+  });
+  const source = new KafkaVisitSource(
+    kafka,
+    new DeadLetterProducer(kafka, config.VISITS_DLQ_TOPIC),
+    config,
+    logger,
+  );
+  return { value: source, checks: [{ name: 'kafka', check: () => source.check() }] };
 }

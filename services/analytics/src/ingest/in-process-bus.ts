@@ -1,0 +1,43 @@
+import type { ReadinessCheck } from '@shortener/chassis';
+import type { VisitEvent } from '@shortener/contracts';
+import type { VisitSink, VisitSource } from './visit-source';
+
+/**
+ * The embedded mode's stand-in for the `visits` topic, made by the embedded host and handed
+ * to both sides: the redirect service publishes to it, the analytics service consumes it.
+ * A publish resolves only once the batch is stored, so the redirect's queue keeps it and
+ * offers it again otherwise, as with Kafka. There is no dead-letter topic here: what cannot
+ * be stored for its data is logged, counted and dropped.
+ */
+export class InProcessVisitBus implements VisitSource {
+  private sink: VisitSink | undefined;
+
+  start(sink: VisitSink): void {
+    this.sink = sink;
+  }
+
+  stop(): Promise<void> {
+    this.sink = undefined;
+    return Promise.resolve();
+  }
+
+  /** The redirect's side: stores the events, or throws (and nothing is lost). */
+  async publish(events: VisitEvent[]): Promise<void> {
+    const sink = this.sink;
+    if (!sink) throw new Error('no visit consumer is running yet');
+    const unstored = await sink.ingest(events.map((event) => ({ event, origin: event })));
+    for (const { origin, reason } of unstored) {
+      sink.metrics.deadLettered.inc();
+      sink.logger.warn({ event: origin, reason }, 'visit event dropped');
+    }
+  }
+
+  /** Ready while the analytics service consumes (its side, and the redirect's, of /readyz). */
+  readiness(name: string): ReadinessCheck {
+    return {
+      name,
+      check: () =>
+        this.sink ? Promise.resolve() : Promise.reject(new Error('no visit consumer running')),
+    };
+  }
+}

@@ -1,0 +1,178 @@
+import type { Server } from 'node:http';
+import {
+  InProcessVisitBus,
+  kafkaVisitSource,
+  loadAnalyticsConfig,
+  startAnalytics,
+} from '@shortener/analytics';
+import { loadAuthConfig, startAuth } from '@shortener/auth';
+import { createLogger, inProcess, type Adapter, type Logger } from '@shortener/chassis';
+import {
+  connectAdapters as gatewayRedis,
+  loadGatewayConfig,
+  MemoryRateLimiter,
+  startGateway,
+} from '@shortener/gateway';
+import { MemoryLinkCache, redisLinkCache, type LinkCache } from '@shortener/link-cache';
+import { loadLinksConfig, startLinks } from '@shortener/links';
+import {
+  kafkaVisitPublisher,
+  loadRedirectConfig,
+  startRedirect,
+  type VisitPublisher,
+} from '@shortener/redirect';
+
+/** Variables as the services read them: the host's environment plus what it decides. */
+type Settings = Readonly<Record<string, string | undefined>>;
+
+export interface Composition {
+  /**
+   * The environment the operator gave (read, never written): DATABASE_URL, REDIS_URL and
+   * KAFKA_BROKERS, when set, put the services on those real servers.
+   */
+  environment: Settings;
+  /** What every service is given on top of it (the database, the internal secret...). */
+  shared: Settings;
+  /** Where the gateway listens: the public port, on the first of the public hosts. */
+  publicPort: number;
+  publicHost: string;
+  /** The gateway's ops port, if any (one port cannot serve every service). */
+  opsPort: string | undefined;
+}
+
+/** How to stop what was started, pushed in start order; the host stops them in reverse. */
+export type Stops = Array<{ name: string; stop: (reason: string) => Promise<void> }>;
+
+class StartupProblem extends Error {}
+export { StartupProblem as ComposeProblem };
+
+/**
+ * Waits until a service has connected and migrated. One at a time: PGlite serves every
+ * connection from one backend, and migrations are best not interleaved there.
+ */
+async function databaseReady(name: string, port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const report = (await response.json()) as { checks?: Record<string, string> };
+      const postgres = report.checks?.['postgres'];
+      if (postgres === undefined || postgres === 'ok') return;
+    } catch {
+      // not answering yet
+    }
+    if (Date.now() > deadline) {
+      throw new StartupProblem(`${name} could not reach its database within a minute`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Composes every service in this process: each gets a configuration object (validated by
+ * its own loader from the settings, as its main.ts does from the environment) and its
+ * adapters, in-process ones unless the operator named a real server. One link cache is
+ * shared by links and the redirect, one visit bus by the redirect and analytics. The
+ * internal services listen on loopback ports of their own; the gateway on the public one.
+ */
+export async function startServices(
+  stops: Stops,
+  composition: Composition,
+): Promise<{ port: number; server: Server }> {
+  const { environment } = composition;
+  const internal = (port = '0'): Settings => ({
+    ...environment,
+    ...composition.shared,
+    PORT: port,
+    HOST: '127.0.0.1',
+    // The internal services answer /readyz to this process on their own loopback port
+    // (databaseReady); OPS_PORT is the gateway's.
+    OPS_PORT: undefined,
+  });
+  const logger = (service: string, level: string): Logger => createLogger(service, level);
+
+  const redisUrl = environment['REDIS_URL'];
+  const kafka = Boolean(environment['KAFKA_BROKERS']);
+  const linkCache = redisUrl ? undefined : new MemoryLinkCache();
+  const bus = kafka ? undefined : new InProcessVisitBus();
+  const urls: Record<string, string> = {};
+  const started = async (
+    name: string,
+    running: { port: number; shutdown: (reason: string) => Promise<void> },
+    variable: string,
+  ): Promise<void> => {
+    stops.push({ name, stop: (reason) => running.shutdown(reason) });
+    urls[variable] = `http://127.0.0.1:${running.port}`;
+    await databaseReady(name, running.port);
+  };
+
+  {
+    const config = loadAnalyticsConfig(internal());
+    const log = logger('analytics', config.LOG_LEVEL);
+    const visits = bus
+      ? inProcess(bus, [bus.readiness('visit bus')])
+      : kafkaVisitSource(config, log);
+    await started(
+      'analytics',
+      await startAnalytics({ config, logger: log, adapters: { visits }, hosted: true }),
+      'ANALYTICS_URL',
+    );
+  }
+  const cacheFor = (log: Logger, url: string): Adapter<LinkCache> =>
+    linkCache ? inProcess(linkCache) : redisLinkCache(url, log);
+  {
+    const config = loadLinksConfig({ ...internal(), ...urls });
+    const log = logger('links', config.LOG_LEVEL);
+    await started(
+      'links',
+      await startLinks({
+        config,
+        logger: log,
+        adapters: { linkCache: cacheFor(log, config.REDIS_URL) },
+        hosted: true,
+      }),
+      'LINKS_URL',
+    );
+  }
+  {
+    const config = loadAuthConfig({ ...internal(), ...urls });
+    const log = logger('auth', config.LOG_LEVEL);
+    await started('auth', await startAuth({ config, logger: log, hosted: true }), 'AUTH_URL');
+  }
+  {
+    const config = loadRedirectConfig({ ...internal(), ...urls });
+    const log = logger('redirect', config.LOG_LEVEL);
+    const visits: Adapter<VisitPublisher> = bus
+      ? inProcess(bus, [bus.readiness('visit consumer')])
+      : kafkaVisitPublisher(config, log);
+    await started(
+      'redirect',
+      await startRedirect({
+        config,
+        logger: log,
+        adapters: { linkCache: cacheFor(log, config.REDIS_URL), visits },
+        hosted: true,
+      }),
+      'REDIRECT_URL',
+    );
+  }
+  const config = loadGatewayConfig({
+    ...environment,
+    ...composition.shared,
+    ...urls,
+    PORT: String(composition.publicPort),
+    HOST: composition.publicHost,
+    OPS_PORT: composition.opsPort,
+  });
+  const log = logger('gateway', config.LOG_LEVEL);
+  const gateway = await startGateway({
+    config,
+    logger: log,
+    adapters: redisUrl
+      ? gatewayRedis(config, log)
+      : { rateLimits: inProcess(new MemoryRateLimiter()) },
+    hosted: true,
+  });
+  stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
+  return { port: gateway.port, server: gateway.app.getHttpServer() as Server };
+}

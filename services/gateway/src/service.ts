@@ -1,0 +1,48 @@
+import cookieParser from 'cookie-parser';
+import { compileTrustedProxies, type Adapter, type Logger } from '@shortener/chassis';
+import { startNestService, type RunningService } from '@shortener/chassis-nest';
+import { AppModule } from './app.module';
+import type { GatewayConfig } from './config';
+import { stripInternalHeaders } from './edge/internal-headers';
+import { securityHeaders } from './edge/security-headers';
+import type { RateLimiter } from './rate-limit/rate-limiter';
+
+/** What the gateway talks to beyond the services: where rate limits are counted. */
+export interface GatewayAdapters {
+  rateLimits: Adapter<RateLimiter>;
+}
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  adapters: GatewayAdapters;
+  logger?: Logger;
+  /** Hosted in another process (the embedded mode), which handles signals and exit. */
+  hosted?: boolean;
+}
+
+/** Starts the gateway: the public origin, in front of the services and the web app. */
+export function startGateway({
+  config,
+  adapters,
+  logger,
+  hosted = false,
+}: GatewayOptions): Promise<RunningService> {
+  return startNestService({
+    service: 'gateway',
+    config,
+    logger,
+    adapters: { ...adapters },
+    module: AppModule.forRoot(config, adapters),
+    // Bodies are read per route, behind the rate limits (EdgeModule), or streamed on to a
+    // service by the proxy.
+    bodies: false,
+    configure: (app) => {
+      app.use(stripInternalHeaders);
+      // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
+      app.set('trust proxy', compileTrustedProxies(config.TRUSTED_PROXIES));
+      app.use(securityHeaders(config.PUBLIC_ORIGIN));
+      app.use(cookieParser());
+    },
+    hosted,
+  });
+}

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { retryForever, type Adapter } from '@shortener/chassis';
+import { createKafka, createProducer } from '@shortener/chassis-kafka';
+import { redisLinkCache, type LinkCache } from '@shortener/link-cache';
+import type { RedirectConfig } from './config';
+import { KafkaVisitPublisher } from './visit-publishers';
+import type { VisitPublisher } from './visit-queue';
+
+/** What the redirect service talks to: the link cache it reads, where visits go. */
+export interface RedirectAdapters {
+  linkCache: Adapter<LinkCache>;
+  visits: Adapter<VisitPublisher>;
+}
+
+/** A stored link to anything but an http(s) URL: someone wrote to the cache who should not. */
+export function refusedLink(logger: Logger) {
+  return (code: string, reason: string) =>
+    logger.warn({ code, reason }, 'stored link refused: answered as not found');
+}
+
+/**
+ * Visits to Kafka with an idempotent producer that connects in the background: redirects
+ * never wait for it, and visits wait in the queue meanwhile.
+ */
+export function kafkaVisitPublisher(
+  config: RedirectConfig,
+  logger: Logger,
+): Adapter<VisitPublisher> {
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'redirect',
+    logger,
+    security: config,
+  });
+  const producer = createProducer(kafka, {
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    // While the broker is away a batch waits and is retried by the producer itself, with its
+    // sequence numbers, so Kafka keeps it exactly once; redirects never wait for it.
+    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2000 },
+  });
+  let connected = false;
+  producer.on(producer.events.CONNECT, () => (connected = true));
+  producer.on(producer.events.DISCONNECT, () => (connected = false));
+  void retryForever(
+    () => producer.connect(),
+    (error, retryInMs) =>
+      logger.warn({ err: (error as Error).message, retryInMs }, 'Kafka not available yet'),
+  );
+  return {
+    value: new KafkaVisitPublisher(producer),
+    checks: [
+      {
+        name: 'kafka',
+        check: () =>
+          connected ? Promise.resolve() : Promise.reject(new Error('producer not connected')),
+      },
+    ],
+    close: () => producer.disconnect(),
+  };
+}
+
+/** The distributed mode's adapters, from the configuration: Redis and Kafka. */
+export function connectAdapters(config: RedirectConfig, logger: Logger): RedirectAdapters {
+  return {
+    linkCache: redisLinkCache(config.REDIS_URL, logger, { onRefused: refusedLink(logger) }),
+    visits: kafkaVisitPublisher(config, logger),
+  };
+}
