@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const serviceNames = ['gateway', 'auth', 'links', 'analytics', 'redirect'];
+// The services that must not import each other: the packages of services/services.json.
+const servicePackages = JSON.parse(
+  readFileSync(new URL('./services/services.json', import.meta.url), 'utf8'),
+).services.map((service) => service.package);
 
 export default tseslint.config(
   {
@@ -49,7 +53,7 @@ export default tseslint.config(
               message: 'Import shared code by its package name (@shortener/...), never by path.',
             },
             {
-              group: serviceNames.flatMap((name) => [`@shortener/${name}`, `@shortener/${name}/*`]),
+              group: servicePackages.flatMap((name) => [name, `${name}/*`]),
               message: 'Services never import each other: talk over HTTP or events.',
             },
           ],

@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
-import { startTestStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
+import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
 import { rssMb, rssPeak } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
 
@@ -86,7 +86,7 @@ async function ingest(kafka, db) {
         )
       ).rows[0].n,
     );
-  const stack = await startTestStack({
+  const stack = await startStack({
     services: ['analytics'],
     env: { VISITS_TOPIC: topic, KAFKA_CONSUMER_GROUP: `bench-${randomUUID()}` },
   });
@@ -116,7 +116,7 @@ async function ingest(kafka, db) {
 }
 
 async function visibilityAndMemory() {
-  const stack = await startTestStack({
+  const stack = await startStack({
     services: ['analytics', 'links', 'redirect'],
     env: { KAFKA_CONSUMER_GROUP: 'analytics-bench' },
   });

@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
-import { freePort, startTestStack, waitFor } from '../packages/testkit/dist/index.js';
+import { freePort, startStack, waitFor } from '../packages/testkit/dist/index.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -101,7 +101,7 @@ async function main() {
   console.log(
     `redirect benchmark: ${seconds}s per run, ${connections} connections, ${codeCount} hot codes`,
   );
-  const stack = await startTestStack({
+  const stack = await startStack({
     services: ['analytics', 'links', 'redirect'],
     env: { LOG_LEVEL: 'warn' },
     serviceEnv: { redirect: JSON.parse(args['redirect-env']) },

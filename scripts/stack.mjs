@@ -16,21 +16,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const keepInfra = process.argv.includes('--keep-infra');
 
-const ports = {
-  auth: Number(env.AUTH_PORT ?? 7001),
-  links: Number(env.LINKS_PORT ?? 7002),
-  analytics: Number(env.ANALYTICS_PORT ?? 7003),
-  redirect: Number(env.REDIRECT_PORT ?? 7004),
-  gateway: Number(env.PORT ?? 8080),
-};
+// The services, their ports and how they find each other: services/services.json, in start
+// order. A port is moved by <NAME>_PORT (AUTH_PORT...), the public service's by PORT.
+const { services } = JSON.parse(readFileSync(path.join(root, 'services', 'services.json'), 'utf8'));
+const portOf = (service) =>
+  Number((service.public ? env.PORT : env[`${service.name.toUpperCase()}_PORT`]) ?? service.port);
+const ports = Object.fromEntries(services.map((service) => [service.name, portOf(service)]));
+const publicPort = ports[services.find((service) => service.public).name];
 // One secret per run unless the operator gives one: it signs the calls between services.
 const internalSecret = env.INTERNAL_API_SECRET || randomBytes(32).toString('base64url');
-const internalUrls = {
-  AUTH_URL: `http://127.0.0.1:${ports.auth}`,
-  LINKS_URL: `http://127.0.0.1:${ports.links}`,
-  ANALYTICS_URL: `http://127.0.0.1:${ports.analytics}`,
-  REDIRECT_URL: `http://127.0.0.1:${ports.redirect}`,
-};
+const internalUrls = Object.fromEntries(
+  services
+    .filter((service) => service.urlVariable !== null)
+    .map((service) => [service.urlVariable, `http://127.0.0.1:${ports[service.name]}`]),
+);
 
 /** A service's production Node options (package.json config.nodeOptions), then the caller's. */
 function nodeOptions(name) {
@@ -82,9 +81,12 @@ async function main() {
   process.on('SIGINT', () => stopAll(0));
   process.on('SIGTERM', () => stopAll(0));
 
-  const width = Math.max(...Object.keys(ports).map((name) => name.length));
-  for (const [name, port] of Object.entries(ports)) {
-    const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], {
+  const width = Math.max(...services.map((service) => service.name.length));
+  // In the list's order, each after those it calls; none waits for another's start-up (a
+  // call that finds no one is retried).
+  for (const service of services) {
+    const { name } = service;
+    const child = spawn(process.execPath, [path.join(root, 'services', name, service.entry)], {
       cwd: root,
       env: {
         ...env,
@@ -92,15 +94,15 @@ async function main() {
         INTERNAL_API_SECRET: internalSecret,
         NODE_OPTIONS: nodeOptions(name),
         // Where browsers reach the gateway (sign-in callbacks, cookies); GOOGLE_* pass as given.
-        PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${ports.gateway}`,
+        PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${publicPort}`,
         // The gateway forwards /r/ to the redirect service from loopback.
         TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
-        PORT: String(port),
-        // Only the gateway faces the network; the others listen on loopback.
-        HOST: name === 'gateway' ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
+        PORT: String(ports[name]),
+        // Only the public service (the gateway) faces the network; the others listen on loopback.
+        HOST: service.public ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
         // /readyz and /metrics answer loopback callers on each service's port; OPS_PORT, if
-        // given, moves the gateway's to that port (one port cannot serve five processes).
-        OPS_PORT: name === 'gateway' ? (env.OPS_PORT ?? '') : '',
+        // given, moves the public service's to that port (one port cannot serve five processes).
+        OPS_PORT: service.public ? (env.OPS_PORT ?? '') : '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -114,7 +116,7 @@ async function main() {
       }
     });
   }
-  console.log(`Stack starting: http://localhost:${ports.gateway} (Ctrl-C stops it)`);
+  console.log(`Stack starting: http://localhost:${publicPort} (Ctrl-C stops it)`);
 }
 
 await main();

@@ -118,7 +118,7 @@ describe('the public API', () => {
     });
     db = new Client({ connectionString: testServers.databaseUrl });
     await db.connect();
-    links = new InternalClient('links', stack.services.links.url, stack.internalSecret);
+    links = new InternalClient('links', stack.get('links').url, stack.secret);
     alice = client();
     bob = client();
     for (const [browser, name] of [
@@ -456,7 +456,7 @@ describe('the public API', () => {
       );
       expect(response.status).toBe(201);
       expect(response.headers.get('x-request-id')).toBe(requestId);
-      await waitFor(() => stack.services.links.output().includes(requestId), {
+      await waitFor(() => stack.get('links').output().includes(requestId), {
         what: 'the links service to log the request id',
         timeoutMs: 5000,
       });

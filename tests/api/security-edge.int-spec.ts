@@ -6,12 +6,11 @@ import { gzipSync } from 'node:zlib';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
 import {
-  freePort,
   startOAuth2Mock,
-  startTestStack,
+  startStack,
   type OAuth2Mock,
   type ServiceProcess,
-  type TestStack,
+  type Stack,
   waitFor,
 } from '@shortener/testkit';
 import { Browser } from './support/browser';
@@ -90,7 +89,7 @@ const API_LIMIT = 4;
 
 describe('the edge: request bodies, logs and internal tokens', () => {
   let provider: OAuth2Mock;
-  let stack: TestStack;
+  let stack: Stack;
   let origin: string;
   let gateway: ServiceProcess;
   let capture: Awaited<ReturnType<typeof startCapture>>;
@@ -102,13 +101,8 @@ describe('the edge: request bodies, logs and internal tokens', () => {
       bob: { sub: `bob-${Date.now()}`, name: 'Bob', picture: '', email: 'bob@example.com' },
     });
     capture = await startCapture();
-    const gatewayPort = await freePort();
-    origin = `http://127.0.0.1:${gatewayPort}`;
-    stack = await startTestStack({
-      services: ['auth', 'links', 'analytics', 'redirect', 'gateway'],
-      ports: { gateway: gatewayPort },
+    stack = await startStack({
       env: {
-        PUBLIC_ORIGIN: origin,
         LOG_LEVEL: 'trace',
         KAFKA_CONSUMER_GROUP: 'analytics-security-edge-test',
         API_RATE_LIMIT: String(API_LIMIT),
@@ -116,6 +110,7 @@ describe('the edge: request bodies, logs and internal tokens', () => {
       },
       serviceEnv: { auth: provider.env },
     });
+    origin = stack.url;
     gateway = stack.get('gateway');
     edge = await stack.add('gateway', { AUTH_URL: capture.url, REDIRECT_URL: capture.url });
   });

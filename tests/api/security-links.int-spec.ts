@@ -2,7 +2,12 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { SHORT_CODE_ALPHABET, type InternalLink, type UserData } from '@shortener/contracts';
+import {
+  internalApi,
+  SHORT_CODE_ALPHABET,
+  type InternalLink,
+  type UserData,
+} from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
 import {
   startOAuth2Mock,
@@ -50,18 +55,18 @@ describe('security of links and redirects', () => {
   let links: InternalClient;
 
   const redirect = (code: string, from: string, init: RequestInit = {}): Promise<Response> =>
-    fetch(`${stack.services.redirect.url}/r/${code}`, {
+    fetch(`${stack.get('redirect').url}/r/${code}`, {
       redirect: 'manual',
       ...init,
       headers: { 'x-forwarded-for': from, ...(init.headers as Record<string, string>) },
     });
 
   async function createLink(url: string): Promise<InternalLink> {
-    const response = await links.request<InternalLink>('POST', '/internal/links', {
+    const response = await links.call(internalApi.createLink, {
       identity: { userId: null },
       body: { url, days: 7 },
     });
-    expect(response.status).toBe(201);
+    if (response.status !== 201) throw new Error(`not created: ${response.body.message}`);
     return response.body;
   }
 
@@ -91,7 +96,7 @@ describe('security of links and redirects', () => {
     redis = new Redis(testServers.redisUrl);
     db = new Client({ connectionString: testServers.databaseUrl });
     await db.connect();
-    links = new InternalClient('links', stack.services.links.url, stack.internalSecret);
+    links = new InternalClient('links', stack.get('links').url, stack.secret);
   });
 
   afterAll(async () => {

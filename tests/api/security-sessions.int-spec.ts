@@ -51,7 +51,7 @@ describe('sessions over http, Google sign-in', () => {
     });
     db = new Client({ connectionString: testServers.databaseUrl });
     await db.connect();
-    auth = new InternalClient('auth', stack.services.auth.url, stack.internalSecret);
+    auth = new InternalClient('auth', stack.get('auth').url, stack.secret);
   });
 
   afterAll(async () => {

@@ -12,20 +12,33 @@ import {
   repoPathExists,
   requiredInDeployment,
   SERVICES,
+  serviceSpec,
   type ServiceName,
 } from './support/repo';
 
 const KAFKA_IMAGE = 'apache/kafka:3.9.1';
 
-/** The service built from services/<name>/Dockerfile, by its deployable's name. */
+/** The compose services built as a service's image (build argument SERVICE), by that name. */
 function builtServices(compose: ComposeFile): Map<ServiceName, [string, ComposeService]> {
   const built = new Map<ServiceName, [string, ComposeService]>();
   for (const [key, service] of Object.entries(compose.services)) {
-    const dockerfile = typeof service.build === 'object' ? service.build.dockerfile : undefined;
-    const name = /^services\/([a-z-]+)\/Dockerfile$/.exec(dockerfile ?? '')?.[1] ?? '';
+    const args = typeof service.build === 'object' ? service.build.args : undefined;
+    const name = String((Array.isArray(args) ? undefined : args?.['SERVICE']) ?? '');
     if (isService(name)) built.set(name, [key, service]);
   }
   return built;
+}
+
+/** The servers (by image) and services a compose service waits for; kafka-init stands for Kafka. */
+function waitsFor(compose: ComposeFile, service: ComposeService): string[] {
+  const names = Object.keys(service.depends_on ?? {}).map((key) => {
+    const image = compose.services[key]?.image ?? '';
+    if (image === KAFKA_IMAGE) return 'kafka';
+    if (image.startsWith('postgres:')) return 'postgres';
+    if (image.startsWith('redis:')) return 'redis';
+    return key;
+  });
+  return [...new Set(names)].sort();
 }
 
 const isOneShot = (service: ComposeService) => service.restart === 'no';
@@ -92,16 +105,46 @@ describe('docker-compose.yml', () => {
     expect(environmentOf(jobs[0]!).get('VISITS_PARTITIONS')).toBe('6');
   });
 
-  it('builds every service from its own Dockerfile, with the repository as context', () => {
+  it('builds every listed service from the root Dockerfile, with its name and port from the list', () => {
     const built = builtServices(compose);
     expect([...built.keys()].sort()).toEqual([...SERVICES].sort());
-    for (const [name, [, service]] of built) {
-      expect({ name, build: service.build }).toEqual({
-        name,
-        build: { context: '.', dockerfile: `services/${name}/Dockerfile` },
+    for (const [name, [key, service]] of built) {
+      const { port } = serviceSpec(name);
+      expect({ key, build: service.build, PORT: environmentOf(service).get('PORT') }).toEqual({
+        key: name,
+        build: { context: '.', dockerfile: 'Dockerfile', args: { SERVICE: name, PORT: port } },
+        PORT: String(port),
       });
-      expect(repoPathExists(`services/${name}/Dockerfile`)).toBe(true);
     }
+    expect(repoPathExists('Dockerfile')).toBe(true);
+  });
+
+  it('finds each service’s callees at their compose names and listed ports, and only those', () => {
+    const problems: string[] = [];
+    for (const [name, [, service]] of builtServices(compose)) {
+      const environment = environmentOf(service);
+      for (const other of SERVICES.map(serviceSpec)) {
+        if (other.urlVariable === null) continue;
+        const given = environment.get(other.urlVariable);
+        const expected = serviceSpec(name).calls.includes(other.name)
+          ? `http://${other.name}:${other.port}`
+          : undefined;
+        if (given !== expected) {
+          problems.push(`${name}: ${other.urlVariable}=${given}, expected ${expected}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('starts each service after the servers and services the list says it depends on', () => {
+    const waits = Object.fromEntries(
+      [...builtServices(compose)].map(([name, [, service]]) => [name, waitsFor(compose, service)]),
+    );
+    const listed = Object.fromEntries(
+      SERVICES.map(serviceSpec).map((spec) => [spec.name, [...spec.servers, ...spec.calls].sort()]),
+    );
+    expect(waits).toEqual(listed);
   });
 
   it('gives every built and every long-running service a healthcheck', () => {

@@ -26,6 +26,7 @@ import {
   repoPathExists,
   requiredInDeployment,
   SERVICES,
+  serviceSpec,
 } from './support/repo';
 
 // Each test lists every problem it finds (expect(problems).toEqual([])), so one run names
@@ -127,6 +128,38 @@ describe.each(overlays())('the %s overlay', (overlay) => {
   it('deploys every service and the web app', () => {
     const names = deployments.map((deployment) => deployment.metadata.name).sort();
     expect(names).toEqual([...SERVICES, 'frontend'].sort());
+  });
+
+  it('runs each service on its listed port, behind a Service of its name on that port', () => {
+    const problems: string[] = [];
+    for (const name of SERVICES) {
+      const { port } = serviceSpec(name);
+      const container = podSpec(deploymentOf(name)).containers[0]!;
+      const env = environmentOf(container, problems);
+      if (containerPort(container, 'http') !== port) {
+        problems.push(`${name}: container port http is ${containerPort(container, 'http')}`);
+      }
+      if (env.get('PORT') !== String(port)) problems.push(`${name}: PORT=${env.get('PORT')}`);
+      const service = find<IService>('Service', name);
+      const http = service?.spec?.ports?.find((candidate) => candidate.name === 'http');
+      if (http?.port !== port || http.targetPort !== 'http') {
+        problems.push(`Service/${name}: http is ${http?.port} -> ${http?.targetPort}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('tells every service where the services it calls are: their Service name and listed port', () => {
+    const problems: string[] = [];
+    for (const name of SERVICES) {
+      const env = environmentOf(podSpec(deploymentOf(name)).containers[0]!, problems);
+      for (const callee of serviceSpec(name).calls.map(serviceSpec)) {
+        const expected = `http://${callee.name}:${callee.port}`;
+        const given = env.get(callee.urlVariable ?? '');
+        if (given !== expected) problems.push(`${name}: ${callee.urlVariable}=${given}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('probes /healthz for liveness and start-up, /readyz for readiness, on a declared port (a service’s ops port)', () => {
@@ -389,15 +422,18 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       expect(denyAll).toHaveLength(1);
     });
 
-    it.each([
-      ['auth', ['gateway']],
-      ['links', ['gateway', 'redirect']],
-      ['analytics', ['gateway', 'links']],
-    ])('let only the gateway (and the named callers) reach %s', (target, callers) => {
-      expect(allowedSources(target)).toEqual(callers);
-      const blocked = callers.filter((caller) => !mayConnect(caller, target));
-      expect(blocked).toEqual([]);
-    });
+    it.each(SERVICES)(
+      'let only the services that call %s (services/services.json) reach it',
+      (target) => {
+        const callers = SERVICES.filter((name) => serviceSpec(name).calls.includes(target));
+        // Who comes from outside is the Ingress's business, checked below.
+        expect(allowedSources(target).filter((source) => source !== 'outside')).toEqual(
+          [...callers].sort(),
+        );
+        const blocked = callers.filter((caller) => !mayConnect(caller, target));
+        expect(blocked).toEqual([]);
+      },
+    );
 
     it('let the Ingress controller reach only the gateway, the web app and redirect', () => {
       const reachable = deployments
@@ -475,7 +511,8 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     const containers = jobs[0]!.spec!.template.spec!.containers;
     const problems: string[] = [];
     for (const service of MIGRATING_SERVICES) {
-      const entryPoint = `services/${service}/dist/migrate.js`;
+      // The image runs in its service's folder; the Job names the program in full.
+      const entryPoint = `/app/services/${service}/${serviceSpec(service).migrate}`;
       const container = containers.find((candidate) => candidate.command?.includes(entryPoint));
       const serviceContainer = podSpec(deploymentOf(service)).containers[0]!;
       if (!container) problems.push(`the Job does not run ${entryPoint}`);

@@ -1,10 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { configVariables, readRepoFile, REPO_ROOT, SERVICES } from './support/repo';
+import {
+  configVariables,
+  readRepoFile,
+  REPO_ROOT,
+  runtimeWorkspaces,
+  SERVICES,
+} from './support/repo';
 
 /** Names of the Prometheus metrics the services register (prom-client constructors). */
 function metricNames(): string[] {
-  const folders = [...SERVICES.map((service) => `services/${service}/src`), 'packages/chassis/src'];
+  // The services and every workspace package they run with (the chassis and its parts).
+  const folders = [...new Set(SERVICES.flatMap(runtimeWorkspaces))].map(
+    (folder) => `${folder}/src`,
+  );
   const names = new Set<string>();
   for (const folder of folders) {
     const files = fs.readdirSync(path.join(REPO_ROOT, folder), {

@@ -1,14 +1,7 @@
 import { Client } from 'pg';
 import { InternalClient } from '@shortener/chassis';
-import { DAY_MS, type InternalLink, type VisitCounts } from '@shortener/contracts';
-import {
-  startService,
-  startTestStack,
-  testServers,
-  waitFor,
-  type ServiceProcess,
-  type TestStack,
-} from '@shortener/testkit';
+import { DAY_MS, internalApi } from '@shortener/contracts';
+import { startStack, testServers, waitFor, type Stack } from '@shortener/testkit';
 
 // What happens to a link's data after it is gone, on the real servers: the links service's
 // retention purge, the analytics service's tombstone purge, and the removals outbox, which
@@ -17,25 +10,22 @@ import {
 const owner = { userId: 'removals-and-purges' };
 
 describe('removals and purges', () => {
-  let stack: TestStack;
+  let stack: Stack;
   let links: InternalClient;
   let analytics: InternalClient;
   let db: Client;
 
   async function create(path: string): Promise<string> {
-    const response = await links.request<InternalLink>('POST', '/internal/links', {
+    const response = await links.call(internalApi.createLink, {
       identity: owner,
       body: { url: `https://example.com/${path}`, days: 7 },
     });
-    expect(response.status).toBe(201);
+    if (response.status !== 201) throw new Error(`not created: ${response.body.message}`);
     return response.body.urlID;
   }
 
   async function visitCounts(codes: string[]): Promise<Record<string, number>> {
-    const response = await analytics.request<VisitCounts>('POST', '/internal/visit-counts', {
-      body: { codes },
-    });
-    expect(response.status).toBe(200);
+    const response = await analytics.call(internalApi.visitCounts, { body: { codes } });
     return response.body.counts;
   }
 
@@ -88,7 +78,7 @@ describe('removals and purges', () => {
   }
 
   beforeAll(async () => {
-    stack = await startTestStack({
+    stack = await startStack({
       services: ['analytics', 'links', 'redirect'],
       serviceEnv: {
         links: {
@@ -179,33 +169,24 @@ describe('removals and purges', () => {
     const neighbour = await create('neighbour-of-removed');
     await visitAll([code, neighbour]);
 
-    const first = stack.get('analytics');
-    await first.stop('SIGTERM');
-    let restarted: ServiceProcess | undefined;
-    try {
-      const deleted = await links.request('DELETE', `/internal/links/${code}`, { identity: owner });
-      expect(deleted.status).toBe(204);
-      // Several retry rounds (every 200 ms) fail meanwhile: the removal stays, the visits too.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(await inOutbox(code)).toBe(true);
-      expect(await linkExists(code)).toBe(false);
-      expect(await storedVisits(code)).toBe(1);
-      expect(stack.get('links').output()).toContain('visits not deleted yet; will retry');
+    const analyticsProcess = stack.get('analytics');
+    await analyticsProcess.stop('SIGTERM');
+    const deleted = await links.call(internalApi.deleteLink, { identity: owner, params: { code } });
+    expect(deleted.status).toBe(204);
+    // Several retry rounds (every 200 ms) fail meanwhile: the removal stays, the visits too.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await inOutbox(code)).toBe(true);
+    expect(await linkExists(code)).toBe(false);
+    expect(await storedVisits(code)).toBe(1);
+    expect(stack.get('links').output()).toContain('visits not deleted yet; will retry');
 
-      // Back on the same address, as a restarted pod behind its Service.
-      restarted = await startService('analytics', first.port, {
-        ...stack.env,
-        TOMBSTONE_RETENTION_DAYS: '90',
-        TOMBSTONE_PURGE_INTERVAL_MS: '1000',
-      });
-      await waitFor(async () => !(await inOutbox(code)), {
-        what: 'the removal delivered',
-        timeoutMs: 20_000,
-      });
-      expect(await storedVisits(code)).toBe(0);
-      expect(await visitCounts([code, neighbour])).toEqual({ [code]: 0, [neighbour]: 1 });
-    } finally {
-      await restarted?.stop('SIGTERM');
-    }
+    // Back on the same address and environment, as a restarted pod behind its Service.
+    await stack.restart(analyticsProcess, 'SIGTERM');
+    await waitFor(async () => !(await inOutbox(code)), {
+      what: 'the removal delivered',
+      timeoutMs: 20_000,
+    });
+    expect(await storedVisits(code)).toBe(0);
+    expect(await visitCounts([code, neighbour])).toEqual({ [code]: 0, [neighbour]: 1 });
   });
 });

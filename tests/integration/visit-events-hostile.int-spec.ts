@@ -5,7 +5,7 @@ import { InternalClient } from '@shortener/chassis';
 import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
-  type VisitCounts,
+  internalApi,
   type VisitEvent,
 } from '@shortener/contracts';
 import {
@@ -84,10 +84,7 @@ describe('hostile visit events', () => {
   }
 
   async function count(code: string): Promise<number> {
-    const response = await client.request<VisitCounts>('POST', '/internal/visit-counts', {
-      body: { codes: [code] },
-    });
-    expect(response.status).toBe(200);
+    const response = await client.call(internalApi.visitCounts, { body: { codes: [code] } });
     return response.body.counts[code] ?? 0;
   }
 

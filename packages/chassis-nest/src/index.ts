@@ -5,3 +5,4 @@ export * from './bootstrap';
 export * from './internal-auth.guard';
 export * from './request-body';
 export * from './request-body.module';
+export * from './nest-routes';

@@ -1,12 +1,21 @@
-import { INTERNAL_TOKEN_HEADER } from '@shortener/contracts';
+import {
+  INTERNAL_TOKEN_HEADER,
+  internalPath,
+  type InternalAnswer,
+  type InternalCallInput,
+  type InternalEndpoint,
+  type InternalMethod,
+} from '@shortener/contracts';
 import { signInternalToken, type CallerIdentity } from './internal-auth';
 import { REQUEST_ID_HEADER } from './logger';
 
-export interface InternalResponse<T> {
+/** An exchange as it came back, before any contract is applied: the status and the JSON. */
+export interface InternalResponse {
   status: number;
-  body: T;
+  body: unknown;
 }
 
+/** The service could not be reached, did not answer in time, or answered something not JSON. */
 export class InternalServiceError extends Error {
   constructor(
     readonly service: string,
@@ -18,9 +27,49 @@ export class InternalServiceError extends Error {
 }
 
 /**
+ * The service answered, but not as its contract says: a status its callers do not expect,
+ * or a body that does not match the schema of its status.
+ */
+export class InternalAnswerError extends Error {
+  constructor(
+    readonly service: string,
+    readonly call: string,
+    readonly status: number,
+    reason: string,
+  ) {
+    super(`${service}: ${call} answered ${status}: ${reason}`);
+    this.name = 'InternalAnswerError';
+  }
+}
+
+/** A call this process was about to send breaks the callee's contract: a bug here. */
+export class InternalRequestError extends Error {
+  constructor(
+    readonly service: string,
+    readonly call: string,
+    reason: string,
+  ) {
+    super(`${service}: ${call} not sent: ${reason}`);
+    this.name = 'InternalRequestError';
+  }
+}
+
+export interface CallOptions {
+  identity?: CallerIdentity;
+  requestId?: string;
+}
+
+/** The first problem zod found, as one line. */
+function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }) {
+  const issue = error.issues[0];
+  if (!issue) return 'does not match';
+  const where = issue.path.map(String).join('.');
+  return where === '' ? issue.message : `${where}: ${issue.message}`;
+}
+
+/**
  * Calls another service's internal API with a signed token and the request id, so the
- * callee can trust the caller and the logs of both carry one id. Network failures and
- * timeouts become InternalServiceError; HTTP statuses are returned as they are.
+ * callee can trust the caller and the logs of both carry one id.
  */
 export class InternalClient {
   constructor(
@@ -30,11 +79,64 @@ export class InternalClient {
     private readonly timeoutMs = 3000,
   ) {}
 
-  async request<T>(
-    method: 'GET' | 'POST' | 'DELETE',
+  /**
+   * One call of an endpoint of `internalApi` (@shortener/contracts): the body is checked
+   * before it is sent, and the answer comes back parsed by the schema of its status.
+   * Network failures and timeouts are InternalServiceError; a status the endpoint does not
+   * list, or a body its schema refuses, is InternalAnswerError.
+   */
+  async call<E extends InternalEndpoint>(
+    endpoint: E,
+    input: InternalCallInput<E> & CallOptions,
+  ): Promise<InternalAnswer<E>> {
+    const what = `${endpoint.method} ${endpoint.route}`;
+    let body: unknown = undefined;
+    if (endpoint.body) {
+      const checked = endpoint.body.safeParse(input.body);
+      if (!checked.success) {
+        throw new InternalRequestError(this.service, what, `body ${firstIssue(checked.error)}`);
+      }
+      body = checked.data;
+    }
+    let query: Record<string, unknown> | undefined;
+    if (endpoint.query) {
+      const checked = endpoint.query.safeParse(input.query ?? {});
+      if (!checked.success) {
+        throw new InternalRequestError(this.service, what, `query ${firstIssue(checked.error)}`);
+      }
+      query = checked.data;
+    }
+    const path = internalPath(endpoint.route, input.params, query);
+    const response = await this.request(endpoint.method, path, {
+      identity: input.identity,
+      requestId: input.requestId,
+      body,
+    });
+    const schema = endpoint.answers[response.status];
+    if (!schema) throw new InternalAnswerError(this.service, what, response.status, 'not expected');
+    const parsed = schema.safeParse(response.body);
+    if (!parsed.success) {
+      throw new InternalAnswerError(
+        this.service,
+        what,
+        response.status,
+        `unexpected body (${firstIssue(parsed.error)})`,
+      );
+    }
+    // Sound: the body was parsed by the schema the endpoint gives this very status.
+    return { status: response.status, body: parsed.data } as InternalAnswer<E>;
+  }
+
+  /**
+   * The raw exchange under call(), with no contract: whatever status and JSON came back.
+   * For probes that must send what no contract allows (tests of the callee's defences).
+   * Network failures, timeouts and a body that is not JSON are InternalServiceError.
+   */
+  async request(
+    method: InternalMethod,
     path: string,
     options: { identity?: CallerIdentity; body?: unknown; requestId?: string } = {},
-  ): Promise<InternalResponse<T>> {
+  ): Promise<InternalResponse> {
     // The token covers these exact bytes: serialised once, signed, sent as they are.
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {
@@ -77,6 +179,6 @@ export class InternalClient {
         );
       }
     }
-    return { status: response.status, body: body as T };
+    return { status: response.status, body };
   }
 }

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { visitSchema } from './api';
 
 /**
- * The internal HTTP APIs the gateway (and the redirect service) call. Never exposed at the
- * edge; every call carries a signed internal token (see @shortener/chassis internal-auth).
+ * The bodies of the internal HTTP APIs the gateway (and the redirect and links services)
+ * call; which endpoint takes and answers which is `internalApi` (internal-api.ts). Never
+ * exposed at the edge; every call carries a signed internal token (see @shortener/chassis
+ * internal-auth).
  */
 export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
 
@@ -16,12 +18,6 @@ export const internalLinkSchema = z.object({
 });
 export type InternalLink = z.infer<typeof internalLinkSchema>;
 
-// links service
-// POST   /internal/links            body CreateLinkRequest -> 201 InternalLink | 400/403 {message}
-// GET    /internal/links            the caller's non-expired links -> { links: InternalLink[] }
-// GET    /internal/links/:code      the caller's link -> InternalLink | 404 {message}
-// DELETE /internal/links/:code      the caller's link -> 204 | 404 {message}
-// GET    /internal/resolve/:code    any live link, for the redirect service -> ResolvedLink | 404
 // Both optional: the links service answers a missing URL itself, and missing days mean 7.
 export const createLinkRequestSchema = z.object({
   url: z.unknown().optional(),
@@ -38,10 +34,6 @@ export const resolvedLinkSchema = z.object({
 });
 export type ResolvedLink = z.infer<typeof resolvedLinkSchema>;
 
-// analytics service
-// GET  /internal/visits/:code?limit=&cursor=  -> VisitsPage (newest first)
-// POST /internal/visit-counts   body { codes }  -> { counts: { [code]: number } }
-// POST /internal/visits/delete  body { codes }  -> { deleted: number }
 export const VISITS_PAGE_DEFAULT = 50;
 export const VISITS_PAGE_MAX = 500;
 

@@ -25,9 +25,8 @@ export const SIGN_OUT_PATH = '/logout';
 /** Where the 401 callBack sends the browser back when the page it was on is unknown. */
 export const DEFAULT_CALLBACK_FROM = '/profile';
 
-// auth service
-// POST /internal/sessions/lookup  body SessionLookup -> CurrentSession | 404 {message}
-// (a body, not a URL or header, so the id never lands in access logs)
+// The auth service's session lookup (internalApi.lookUpSession) takes the id in a body, not a
+// URL or header, so it never lands in access logs.
 export const sessionLookupSchema = z.object({ sessionId: z.string().max(128) });
 export type SessionLookup = z.infer<typeof sessionLookupSchema>;
 

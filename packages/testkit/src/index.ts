@@ -1,6 +1,7 @@
 export * from './ports';
 export * from './wait';
 export * from './proxy';
+export * from './services';
 export * from './service-process';
 export * from './env';
 export * from './stack';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from './service-process';
+import { REPO_ROOT } from './services';
 
 /** A user the mock provider signs in, as its userinfo endpoint describes them. */
 export interface MockUser {

@@ -2,11 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { REPO_ROOT, serviceSpec, type ServiceName } from './services';
 import { waitFor } from './wait';
-
-export const REPO_ROOT = path.resolve(__dirname, '../../..');
-
-export type ServiceName = 'gateway' | 'auth' | 'links' | 'analytics' | 'redirect';
 
 export interface ServiceProcess {
   name: string;
@@ -42,8 +39,8 @@ export function serviceNodeOptions(
 }
 
 /**
- * Starts a built service (services/<name>/dist/main.js) as its own process, as the stack
- * runner does, and waits until it answers /healthz. It listens on 127.0.0.1 unless `host`
+ * Starts a built service (its entry in the service list, services/<name>/dist/main.js) as its
+ * own process, as the stack runner does, and waits until it answers /healthz. It listens on 127.0.0.1 unless `host`
  * says otherwise (0.0.0.0 to be reached from another address of this machine).
  */
 export async function startService(
@@ -52,7 +49,7 @@ export async function startService(
   env: NodeJS.ProcessEnv,
   { waitForHealth = true, host = '127.0.0.1' } = {},
 ): Promise<ServiceProcess> {
-  const entry = path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+  const entry = path.join(REPO_ROOT, 'services', name, serviceSpec(name).entry);
   const child = spawn(process.execPath, [entry], {
     env: {
       ...process.env,

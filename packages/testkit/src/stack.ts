@@ -1,50 +1,71 @@
 import { randomBytes } from 'node:crypto';
 import { testServers } from './env';
 import { freePort } from './ports';
-import { startService, type ServiceName, type ServiceProcess } from './service-process';
+import { startService, type ServiceProcess } from './service-process';
+import { publicService, serviceList, startOrder, type ServiceName } from './services';
 
-export interface TestStack {
+export interface Stack {
+  /**
+   * The public origin: the gateway's address (also every service's PUBLIC_ORIGIN, so
+   * sign-in callbacks and same-origin checks work). Throws when the gateway is not part of
+   * the stack.
+   */
+  readonly url: string;
+  /** The shared internal secret, for tests that call a service's internal API. */
   secret: string;
-  /** The first instance of each service started. */
+  /** The environment every service was given (before its own extras). */
+  env: NodeJS.ProcessEnv;
+  /** The first instance of a service. */
   get(name: ServiceName): ServiceProcess;
   /** Every instance of a service (several redirect instances, for instance). */
   all(name: ServiceName): ServiceProcess[];
-  /** Starts one more instance of a service, wired like the others. */
+  /** Starts one more instance of a service, wired like the others, on a port of its own. */
   add(name: ServiceName, env?: NodeJS.ProcessEnv): Promise<ServiceProcess>;
-  env: NodeJS.ProcessEnv;
+  /** Stops an instance with `signal` and starts it again: same port, same environment. */
+  restart(service: ServiceProcess, signal: NodeJS.Signals): Promise<ServiceProcess>;
   /** Everything every instance printed, for failure messages. */
   output(): string;
+  /** SIGTERM to every instance; one still running 15 s later (a bug) gets SIGKILL. */
   stop(): Promise<void>;
 }
 
-export interface TestStackOptions {
-  /** Which services; the gateway, when present, starts after the others. */
-  services: ServiceName[];
-  /** Ports chosen beforehand (say, the gateway's, to build PUBLIC_ORIGIN from). */
+export interface StackOptions {
+  /** Which services (every one in the list unless given); started in dependency order. */
+  services?: ServiceName[];
+  /** Ports chosen beforehand; the others are free ports. */
   ports?: Partial<Record<ServiceName, number>>;
-  /** Extra environment for every service, or per service. */
+  /** Extra variables for every service (GOOGLE_*, rate limits...). */
   env?: NodeJS.ProcessEnv;
+  /** Extra variables for one service. */
   serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
 }
 
 /**
- * Starts services as the stack runner does, each its own process on a free port, all on the
- * real test servers, sharing one internal secret, each knowing where the others are.
+ * Services as `npm run stack` runs them, each its own process from its built dist on a free
+ * port, all on the real test servers, sharing one internal secret, each finding the others
+ * through their URL variables (services/services.json). A service starts once those it
+ * calls answer /healthz; those that do not call each other start side by side.
  */
-export async function startTestStack(options: TestStackOptions): Promise<TestStack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const names = options.services ?? serviceList().map((service) => service.name);
   const secret = randomBytes(24).toString('base64url');
   const ports = new Map<ServiceName, number>();
-  for (const name of options.services) ports.set(name, options.ports?.[name] ?? (await freePort()));
+  for (const name of names) ports.set(name, options.ports?.[name] ?? (await freePort()));
+  // A service not in the stack is at port 1: nothing answers there.
   const urlOf = (name: ServiceName): string => `http://127.0.0.1:${ports.get(name) ?? 1}`;
+  const gateway = publicService().name;
+  const urlVariables = Object.fromEntries(
+    serviceList()
+      .filter((service) => service.urlVariable !== null)
+      .map((service) => [service.urlVariable, urlOf(service.name)]),
+  ) as NodeJS.ProcessEnv;
   const env: NodeJS.ProcessEnv = {
     DATABASE_URL: testServers.databaseUrl,
     REDIS_URL: testServers.redisUrl,
     KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
     INTERNAL_API_SECRET: secret,
-    AUTH_URL: urlOf('auth'),
-    LINKS_URL: urlOf('links'),
-    ANALYTICS_URL: urlOf('analytics'),
-    REDIRECT_URL: urlOf('redirect'),
+    ...urlVariables,
+    ...(ports.has(gateway) ? { PUBLIC_ORIGIN: urlOf(gateway) } : {}),
     TRUSTED_PROXIES: '127.0.0.1,::1',
     // Its own consumer group: an analytics of another stack (say `npm run stack` on the
     // development database) never takes these tests' visits.
@@ -52,44 +73,62 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     LOG_LEVEL: 'warn',
     ...options.env,
   };
-  const started = new Map<ServiceName, ServiceProcess[]>();
+
+  const instances = new Map<ServiceName, ServiceProcess[]>();
+  const origins = new Map<ServiceProcess, { name: ServiceName; env: NodeJS.ProcessEnv }>();
+  const all = (name: ServiceName): ServiceProcess[] => instances.get(name) ?? [];
   const add = async (name: ServiceName, extra: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> => {
-    const first = !started.has(name);
-    started.set(name, started.get(name) ?? []);
+    const first = !instances.has(name);
+    instances.set(name, all(name));
     const port = first ? (ports.get(name) ?? (await freePort())) : await freePort();
-    const service = await startService(name, port, {
-      ...env,
-      ...options.serviceEnv?.[name],
-      ...extra,
-    });
-    started.get(name)?.push(service);
+    const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...extra };
+    const service = await startService(name, port, serviceEnv);
+    instances.set(name, [...all(name), service]);
+    origins.set(service, { name, env: serviceEnv });
     return service;
   };
-  const stack: TestStack = {
+  const stack: Stack = {
+    get url() {
+      if (!ports.has(gateway)) throw new Error(`${gateway} is not part of this stack`);
+      return urlOf(gateway);
+    },
     secret,
     env,
     get: (name) => {
-      const service = started.get(name)?.[0];
-      if (!service) throw new Error(`${name} is not part of this test stack`);
+      const service = all(name)[0];
+      if (!service) throw new Error(`${name} is not part of this stack`);
       return service;
     },
-    all: (name) => started.get(name) ?? [],
+    all,
     add,
+    restart: async (service, signal) => {
+      const origin = origins.get(service);
+      if (!origin) throw new Error(`${service.name} on ${service.port} is not part of this stack`);
+      await service.stop(signal);
+      const again = await startService(origin.name, service.port, origin.env);
+      origins.set(again, origin);
+      instances.set(
+        origin.name,
+        all(origin.name).map((instance) => (instance === service ? again : instance)),
+      );
+      return again;
+    },
     output: () =>
-      [...started.values()]
+      [...instances.values()]
         .flat()
         .map((service) => `--- ${service.name} :${service.port} ---\n${service.output()}`)
         .join('\n'),
     stop: async () => {
-      await Promise.all([...started.values()].flat().map((service) => service.stop('SIGTERM')));
+      await Promise.all(
+        [...instances.values()].flat().map(async (service) => {
+          const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+          await service.stop('SIGTERM');
+          clearTimeout(timer);
+        }),
+      );
     },
   };
-  // The services behind the gateway start side by side, the gateway last.
-  const backends = options.services.filter((name) => name !== 'gateway');
-  const groups = options.services.includes('gateway')
-    ? [backends, ['gateway' as const]]
-    : [backends];
-  for (const group of groups) {
+  for (const group of startOrder(names)) {
     const results = await Promise.allSettled(group.map((name) => add(name)));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) {
@@ -98,47 +137,4 @@ export async function startTestStack(options: TestStackOptions): Promise<TestSta
     }
   }
   return stack;
-}
-
-export interface Stack {
-  /** The public origin: the gateway. */
-  url: string;
-  services: Record<ServiceName, ServiceProcess>;
-  /** The shared internal secret, for tests that call a service's internal API. */
-  internalSecret: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-export interface StackOptions {
-  /** Extra variables for every service (GOOGLE_*, rate limits...). */
-  env?: NodeJS.ProcessEnv;
-  /** Extra variables for one service. */
-  serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
-}
-
-/**
- * The whole set of services, wired as `npm run stack` wires them. PUBLIC_ORIGIN is the
- * gateway's own address, so sign-in callbacks and same-origin checks work.
- */
-export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const gatewayPort = await freePort();
-  const url = `http://127.0.0.1:${gatewayPort}`;
-  const stack = await startTestStack({
-    services: ['auth', 'links', 'analytics', 'redirect', 'gateway'],
-    ports: { gateway: gatewayPort },
-    env: { PUBLIC_ORIGIN: url, KAFKA_CONSUMER_GROUP: 'analytics-stack-test', ...options.env },
-    serviceEnv: options.serviceEnv,
-  });
-  const names: ServiceName[] = ['auth', 'links', 'analytics', 'redirect', 'gateway'];
-  return {
-    url,
-    services: Object.fromEntries(names.map((name) => [name, stack.get(name)])) as Record<
-      ServiceName,
-      ServiceProcess
-    >,
-    internalSecret: stack.secret,
-    output: () => stack.output(),
-    stop: () => stack.stop(),
-  };
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import {
   InProcessVisitBus,
   kafkaVisitSource,
@@ -68,22 +70,44 @@ async function databaseReady(name: string, port: number): Promise<void> {
   }
 }
 
+/** What the host needs of a started service. */
+interface Running {
+  port: number;
+  shutdown: (reason: string) => Promise<void>;
+}
+
+/** A service as services/services.json lists it (the fields the host reads). */
+interface ListedService {
+  name: string;
+  urlVariable: string | null;
+  public: boolean;
+}
+
+/** The one list of services: their names, start order and how the others find them. */
+function serviceList(): ListedService[] {
+  const file = path.resolve(__dirname, '../../services.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { services: ListedService[] }).services;
+}
+
 /**
- * Composes every service in this process: each gets a configuration object (validated by
- * its own loader from the settings, as its main.ts does from the environment) and its
- * adapters, in-process ones unless the operator named a real server. One link cache is
- * shared by links and the redirect, one visit bus by the redirect and analytics. The
- * internal services listen on loopback ports of their own; the gateway on the public one.
+ * Composes every service in this process, in the order of the service list: each gets a
+ * configuration object (validated by its own loader from the settings, as its main.ts does
+ * from the environment) and its adapters, in-process ones unless the operator named a real
+ * server. One link cache is shared by links and the redirect, one visit bus by the redirect
+ * and analytics. The internal services listen on loopback ports of their own; the public one
+ * (the gateway) on the public port.
  */
 export async function startServices(
   stops: Stops,
   composition: Composition,
 ): Promise<{ port: number; server: Server }> {
   const { environment } = composition;
-  const internal = (port = '0'): Settings => ({
+  const urls: Record<string, string> = {};
+  const internal = (): Settings => ({
     ...environment,
     ...composition.shared,
-    PORT: port,
+    ...urls,
+    PORT: '0',
     HOST: '127.0.0.1',
     // The internal services answer /readyz to this process on their own loopback port
     // (databaseReady); OPS_PORT is the gateway's.
@@ -95,84 +119,66 @@ export async function startServices(
   const kafka = Boolean(environment['KAFKA_BROKERS']);
   const linkCache = redisUrl ? undefined : new MemoryLinkCache();
   const bus = kafka ? undefined : new InProcessVisitBus();
-  const urls: Record<string, string> = {};
-  const started = async (
-    name: string,
-    running: { port: number; shutdown: (reason: string) => Promise<void> },
-    variable: string,
-  ): Promise<void> => {
-    stops.push({ name, stop: (reason) => running.shutdown(reason) });
-    urls[variable] = `http://127.0.0.1:${running.port}`;
-    await databaseReady(name, running.port);
-  };
-
-  {
-    const config = loadAnalyticsConfig(internal());
-    const log = logger('analytics', config.LOG_LEVEL);
-    const visits = bus
-      ? inProcess(bus, [bus.readiness('visit bus')])
-      : kafkaVisitSource(config, log);
-    await started(
-      'analytics',
-      await startAnalytics({ config, logger: log, adapters: { visits }, hosted: true }),
-      'ANALYTICS_URL',
-    );
-  }
   const cacheFor = (log: Logger, url: string): Adapter<LinkCache> =>
     linkCache ? inProcess(linkCache) : redisLinkCache(url, log);
-  {
-    const config = loadLinksConfig({ ...internal(), ...urls });
-    const log = logger('links', config.LOG_LEVEL);
-    await started(
-      'links',
-      await startLinks({
-        config,
-        logger: log,
-        adapters: { linkCache: cacheFor(log, config.REDIS_URL) },
-        hosted: true,
-      }),
-      'LINKS_URL',
-    );
+
+  let gateway: { port: number; server: Server } | undefined;
+  const starters: Record<string, () => Promise<Running>> = {
+    analytics: () => {
+      const config = loadAnalyticsConfig(internal());
+      const log = logger('analytics', config.LOG_LEVEL);
+      const visits = bus
+        ? inProcess(bus, [bus.readiness('visit bus')])
+        : kafkaVisitSource(config, log);
+      return startAnalytics({ config, logger: log, adapters: { visits }, hosted: true });
+    },
+    links: () => {
+      const config = loadLinksConfig(internal());
+      const log = logger('links', config.LOG_LEVEL);
+      const adapters = { linkCache: cacheFor(log, config.REDIS_URL) };
+      return startLinks({ config, logger: log, adapters, hosted: true });
+    },
+    auth: () => {
+      const config = loadAuthConfig(internal());
+      return startAuth({ config, logger: logger('auth', config.LOG_LEVEL), hosted: true });
+    },
+    redirect: () => {
+      const config = loadRedirectConfig(internal());
+      const log = logger('redirect', config.LOG_LEVEL);
+      const visits: Adapter<VisitPublisher> = bus
+        ? inProcess(bus, [bus.readiness('visit consumer')])
+        : kafkaVisitPublisher(config, log);
+      const adapters = { linkCache: cacheFor(log, config.REDIS_URL), visits };
+      return startRedirect({ config, logger: log, adapters, hosted: true });
+    },
+    gateway: async () => {
+      const config = loadGatewayConfig({
+        ...environment,
+        ...composition.shared,
+        ...urls,
+        PORT: String(composition.publicPort),
+        HOST: composition.publicHost,
+        OPS_PORT: composition.opsPort,
+      });
+      const log = logger('gateway', config.LOG_LEVEL);
+      const adapters = redisUrl
+        ? gatewayRedis(config, log)
+        : { rateLimits: inProcess(new MemoryRateLimiter()) };
+      const running = await startGateway({ config, logger: log, adapters, hosted: true });
+      gateway = { port: running.port, server: running.app.getHttpServer() as Server };
+      return running;
+    },
+  };
+
+  for (const service of serviceList()) {
+    const start = starters[service.name];
+    if (!start) throw new StartupProblem(`the embedded mode cannot start ${service.name} yet`);
+    const running = await start();
+    stops.push({ name: service.name, stop: (reason) => running.shutdown(reason) });
+    if (service.urlVariable) urls[service.urlVariable] = `http://127.0.0.1:${running.port}`;
+    // The public service comes last and waits for nothing: the others are ready by now.
+    if (!service.public) await databaseReady(service.name, running.port);
   }
-  {
-    const config = loadAuthConfig({ ...internal(), ...urls });
-    const log = logger('auth', config.LOG_LEVEL);
-    await started('auth', await startAuth({ config, logger: log, hosted: true }), 'AUTH_URL');
-  }
-  {
-    const config = loadRedirectConfig({ ...internal(), ...urls });
-    const log = logger('redirect', config.LOG_LEVEL);
-    const visits: Adapter<VisitPublisher> = bus
-      ? inProcess(bus, [bus.readiness('visit consumer')])
-      : kafkaVisitPublisher(config, log);
-    await started(
-      'redirect',
-      await startRedirect({
-        config,
-        logger: log,
-        adapters: { linkCache: cacheFor(log, config.REDIS_URL), visits },
-        hosted: true,
-      }),
-      'REDIRECT_URL',
-    );
-  }
-  const config = loadGatewayConfig({
-    ...environment,
-    ...composition.shared,
-    ...urls,
-    PORT: String(composition.publicPort),
-    HOST: composition.publicHost,
-    OPS_PORT: composition.opsPort,
-  });
-  const log = logger('gateway', config.LOG_LEVEL);
-  const gateway = await startGateway({
-    config,
-    logger: log,
-    adapters: redisUrl
-      ? gatewayRedis(config, log)
-      : { rateLimits: inProcess(new MemoryRateLimiter()) },
-    hosted: true,
-  });
-  stops.push({ name: 'gateway', stop: (reason) => gateway.shutdown(reason) });
-  return { port: gateway.port, server: gateway.app.getHttpServer() as Server };
+  if (!gateway) throw new StartupProblem('the service list names no gateway');
+  return gateway;
 }

@@ -1,4 +1,4 @@
-import type { InternalClient } from '@shortener/chassis';
+import { InternalClient, type InternalResponse } from '@shortener/chassis';
 import { GONE, type CacheEntry, type CachedLink, type LinkCache } from '@shortener/link-cache';
 import {
   LinkResolver,
@@ -31,16 +31,25 @@ class MemoryCache implements LinkCache {
   }
 }
 
-function linksAnswering(status: number, body?: unknown): InternalClient & { calls: number } {
-  const client = {
+/** A real links client whose exchanges are answered by `answer`, counting them. */
+function linksExchanging(
+  answer: (path: string) => InternalResponse | Error,
+): InternalClient & { calls: number } {
+  const client = Object.assign(new InternalClient('links', 'http://links.invalid', 'unused'), {
     calls: 0,
-    request() {
-      client.calls += 1;
-      if (status === 0) return Promise.reject(new Error('connect ECONNREFUSED'));
-      return Promise.resolve({ status, body });
-    },
-  };
-  return client as unknown as InternalClient & { calls: number };
+  });
+  jest.spyOn(client, 'request').mockImplementation((_method, path) => {
+    client.calls += 1;
+    const answered = answer(path);
+    return answered instanceof Error ? Promise.reject(answered) : Promise.resolve(answered);
+  });
+  return client;
+}
+
+function linksAnswering(status: number, body?: unknown): InternalClient & { calls: number } {
+  return linksExchanging(() =>
+    status === 0 ? new Error('connect ECONNREFUSED') : { status, body },
+  );
 }
 
 const options = { ttlMs: 1000, negativeTtlMs: 1000, maxEntries: 3 };
@@ -94,6 +103,29 @@ describe('LinkResolver', () => {
     await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
   });
 
+  it.each([
+    ['an expiry that is not a number', { url: 'https://example.com/', expiresAt: String(future) }],
+    ['no URL', { expiresAt: future }],
+    ['a URL that is not a string', { url: ['https://example.com/'], expiresAt: future }],
+    ['a 404 without its message', undefined],
+  ])(
+    'redirects nowhere on a resolve answer with %s: unavailable, and asked again next time',
+    async (_what, body) => {
+      const cache = new MemoryCache();
+      const links = linksAnswering(body === undefined ? 404 : 200, body ?? {});
+      const resolver = new LinkResolver(cache, links, options);
+      await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
+      expect(resolver.peek('abcdefg', Date.now())).toBeUndefined();
+      await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
+      expect(links.calls).toBe(2);
+    },
+  );
+
+  it('says so when the links service answers a status resolve does not expect', async () => {
+    const resolver = new LinkResolver(new MemoryCache(), linksAnswering(500, {}), options);
+    await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
+  });
+
   it('shares one lookup between concurrent requests and stays within its size bound', async () => {
     const cache = new MemoryCache();
     for (const code of ['aaaaaaa', 'bbbbbbb', 'ccccccc', 'ddddddd']) {
@@ -128,18 +160,12 @@ describe('LinkResolver', () => {
   it("spends a client's miss budget only on lookups that reach the links service and miss", async () => {
     const cache = new MemoryCache();
     cache.entries.set('cached1', { url: 'https://example.com/c', expiresAt: future });
-    const links = {
-      calls: 0,
-      request(_method: string, path: string) {
-        links.calls += 1;
-        return Promise.resolve(
-          path.endsWith('/indb001')
-            ? { status: 200, body: { url: 'https://example.com/d', expiresAt: future } }
-            : { status: 404, body: {} },
-        );
-      },
-    };
-    const resolver = new LinkResolver(cache, links as unknown as InternalClient, {
+    const links = linksExchanging((path) =>
+      path.endsWith('/indb001')
+        ? { status: 200, body: { url: 'https://example.com/d', expiresAt: future } }
+        : { status: 404, body: { message: 'Url not found' } },
+    );
+    const resolver = new LinkResolver(cache, links, {
       ...options,
       negativeTtlMs: 0,
       ttlMs: 0,

@@ -1,6 +1,6 @@
 import { GONE, redirectTarget, type LinkCache } from '@shortener/link-cache';
 import type { InternalClient } from '@shortener/chassis';
-import type { ResolvedLink } from '@shortener/contracts';
+import { internalApi, type ResolvedLink } from '@shortener/contracts';
 import type { MissAllowance } from './miss-budget';
 
 /** A live link as this instance redirects to it. */
@@ -128,15 +128,12 @@ export class LinkResolver {
   private async fromLinksService(code: string): Promise<ResolvedLink | null> {
     let response;
     try {
-      response = await this.links.request<ResolvedLink>('GET', `/internal/resolve/${code}`);
+      // An unexpected status or a malformed answer is an error here, like no answer at all.
+      response = await this.links.call(internalApi.resolveLink, { params: { code } });
     } catch (error) {
       throw new LinksUnavailableError((error as Error).message);
     }
-    if (response.status === 404) return null;
-    if (response.status !== 200) {
-      throw new LinksUnavailableError(`links answered ${response.status}`);
-    }
-    return response.body;
+    return response.status === 404 ? null : response.body;
   }
 
   private remember(code: string, link: LiveLink | null, now: number): void {

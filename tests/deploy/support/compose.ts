@@ -6,7 +6,13 @@ import { readRepoFile } from './repo';
 
 export interface ComposeService {
   image?: string;
-  build?: string | { context?: string; dockerfile?: string };
+  build?:
+    | string
+    | {
+        context?: string;
+        dockerfile?: string;
+        args?: Record<string, string | number | boolean | null> | string[];
+      };
   environment?: Record<string, string | number | boolean | null> | string[];
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: string[] | Record<string, { condition?: string }>;

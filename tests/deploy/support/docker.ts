@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { readRepoFile } from './repo';
+import { readRepoFile, REPO_ROOT } from './repo';
 
 export interface Instruction {
   keyword: string;
@@ -15,8 +16,17 @@ export interface Stage {
 
 export interface Copy {
   from: string | undefined;
+  /** COPY --parents: each source keeps its folders under the destination. */
+  parents: boolean;
   sources: string[];
   destination: string;
+}
+
+export interface Mount {
+  type: string;
+  from?: string;
+  source?: string;
+  target?: string;
 }
 
 /** A Dockerfile's stages. Comment lines go, continued lines are joined, as Docker reads them. */
@@ -58,20 +68,42 @@ export function copiesOf(stage: Stage): Copy[] {
   return stage.instructions
     .filter(({ keyword }) => keyword === 'COPY' || keyword === 'ADD')
     .map(({ args }) => {
-      const flags = new Map(
-        [...args.matchAll(/--(\w+)=(\S+)/g)].map((match): [string, string] => [
-          match[1]!,
-          match[2]!,
-        ]),
-      );
-      const rest = args.replace(/--\w+=\S+\s*/g, '').trim();
+      const { flags, rest } = splitFlags(args);
       const paths = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/);
       return {
-        from: flags.get('from'),
+        from: flags.find(([name]) => name === 'from')?.[1],
+        parents: flags.some(([name]) => name === 'parents'),
         sources: paths.slice(0, -1),
         destination: paths.at(-1)!,
       };
     });
+}
+
+/** An instruction's leading --flags (`--name=value`, or `--name` alone) and what follows them. */
+export function splitFlags(args: string): { flags: [string, string][]; rest: string } {
+  const flags: [string, string][] = [];
+  let rest = args.trim();
+  for (;;) {
+    const match = /^--([\w-]+)(?:=(\S+))?\s*/.exec(rest);
+    if (!match) break;
+    flags.push([match[1]!, match[2] ?? '']);
+    rest = rest.slice(match[0].length);
+  }
+  return { flags, rest };
+}
+
+/** The --mount options of a RUN instruction. */
+export function mountsOf(instruction: Instruction): Mount[] {
+  return splitFlags(instruction.args)
+    .flags.filter(([name]) => name === 'mount')
+    .map(
+      ([, value]) => Object.fromEntries(value.split(',').map((pair) => pair.split('='))) as Mount,
+    );
+}
+
+/** A RUN instruction's shell command, without its flags. */
+export function shellOf(instruction: Instruction): string {
+  return splitFlags(instruction.args).rest;
 }
 
 /** The last argument list of an exec-form instruction (CMD, HEALTHCHECK … CMD [...]). */
@@ -113,4 +145,35 @@ export function dockerIgnore(): (relativePath: string) => boolean {
     }
     return ignored;
   };
+}
+
+/**
+ * The paths of the build context a COPY source names, as Docker matches it: `*` within one
+ * path segment; a source without a wildcard names itself (whether or not it exists).
+ */
+export function contextPaths(source: string): string[] {
+  const segments = source.replace(/\/+$/, '').split('/');
+  let found = [''];
+  for (const segment of segments) {
+    if (!segment.includes('*')) {
+      found = found.map((prefix) => (prefix ? `${prefix}/${segment}` : segment));
+      continue;
+    }
+    const pattern = new RegExp(`^${segment.split('*').map(escapeRegExp).join('[^/]*')}$`);
+    found = found.flatMap((prefix) => {
+      const folder = path.join(REPO_ROOT, prefix);
+      if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) return [];
+      return fs
+        .readdirSync(folder)
+        .filter((entry) => pattern.test(entry))
+        .map((entry) => (prefix ? `${prefix}/${entry}` : entry));
+    });
+  }
+  return segments.some((segment) => segment.includes('*'))
+    ? found.filter((candidate) => fs.existsSync(path.join(REPO_ROOT, candidate)))
+    : found;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }

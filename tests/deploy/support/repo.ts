@@ -1,18 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isServiceName, serviceList, type ServiceName } from '@shortener/testkit';
+
+export { serviceSpec, type ServiceName } from '@shortener/testkit';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
-/** The deployables, each with its own image, Deployment and compose service. */
-export const SERVICES = ['gateway', 'auth', 'links', 'analytics', 'redirect'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+/** The deployables (services/services.json), each with its own image, Deployment and compose service. */
+export const SERVICES: readonly ServiceName[] = serviceList().map((service) => service.name);
 
 /** The services that own a schema and ship a migration entry point. */
-export const MIGRATING_SERVICES = ['auth', 'links', 'analytics'] as const;
+export const MIGRATING_SERVICES: readonly ServiceName[] = serviceList()
+  .filter((service) => service.migrate !== null)
+  .map((service) => service.name);
 
-export function isService(name: string): name is ServiceName {
-  return (SERVICES as readonly string[]).includes(name);
-}
+export const isService = isServiceName;
 
 export function readRepoFile(relative: string): string {
   return fs.readFileSync(path.join(REPO_ROOT, relative), 'utf8');

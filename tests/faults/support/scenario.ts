@@ -2,133 +2,45 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { InternalClient } from '@shortener/chassis';
-import type { InternalLink, VisitCounts } from '@shortener/contracts';
+import { internalApi } from '@shortener/contracts';
 import {
-  freePort,
-  startService,
+  startStack,
   testServers,
   waitFor,
-  type ServiceName,
   type ServiceProcess,
+  type Stack,
+  type StackOptions,
 } from '@shortener/testkit';
 import { startGroupAtEnd } from './kafka-control';
 import type { LoadResult } from './load';
 
-export interface FaultStackOptions {
-  services?: ServiceName[];
-  /** Extra environment for every service, and per service. */
-  env?: NodeJS.ProcessEnv;
-  serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
-}
-
 /**
- * The services of one scenario, each its own process from its built dist on a free port, on
- * the test servers, sharing one internal secret; with its own consumer group starting at the
- * topic's current end, so no other run's visits (nor another scenario's) reach its counts.
- * Unlike a plain test stack, an instance can be killed and started again on its port.
+ * The services of one scenario (analytics, links and redirect unless it says otherwise), a
+ * testkit stack with its own consumer group starting at the topic's current end, so no other
+ * run's visits (nor another scenario's) reach its counts.
  */
-export class FaultStack {
-  readonly secret = randomBytes(24).toString('base64url');
+export interface FaultStack extends Stack {
   readonly group: string;
-  private readonly ports = new Map<ServiceName, number>();
-  private readonly instances = new Map<ServiceName, ServiceProcess[]>();
-  private readonly started = new Map<
-    ServiceProcess,
-    { name: ServiceName; env: NodeJS.ProcessEnv }
-  >();
-
-  private constructor(
-    scenario: string,
-    private readonly options: FaultStackOptions,
-  ) {
-    this.group = `faults-${scenario}-${randomBytes(4).toString('hex')}`;
-  }
-
-  static async start(scenario: string, options: FaultStackOptions = {}): Promise<FaultStack> {
-    const stack = new FaultStack(scenario, options);
-    await startGroupAtEnd(stack.group);
-    const names = options.services ?? ['analytics', 'links', 'redirect'];
-    for (const name of names) stack.ports.set(name, await freePort());
-    try {
-      for (const name of names) await stack.add(name);
-    } catch (error) {
-      await stack.stop();
-      throw error;
-    }
-    return stack;
-  }
-
-  private get common(): NodeJS.ProcessEnv {
-    const url = (name: ServiceName): string => `http://127.0.0.1:${this.ports.get(name) ?? 1}`;
-    return {
-      DATABASE_URL: testServers.databaseUrl,
-      REDIS_URL: testServers.redisUrl,
-      KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
-      INTERNAL_API_SECRET: this.secret,
-      AUTH_URL: url('auth'),
-      LINKS_URL: url('links'),
-      ANALYTICS_URL: url('analytics'),
-      REDIRECT_URL: url('redirect'),
-      LOG_LEVEL: 'warn',
-      KAFKA_CONSUMER_GROUP: this.group,
-      ...this.options.env,
-    };
-  }
-
-  /** Starts one more instance of a service (the first on the port the others know). */
-  async add(name: ServiceName, extra: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-    const running = this.all(name);
-    const port =
-      running.length === 0 ? (this.ports.get(name) ?? (await freePort())) : await freePort();
-    const env = { ...this.common, ...this.options.serviceEnv?.[name], ...extra };
-    const service = await startService(name, port, env);
-    this.instances.set(name, [...running, service]);
-    this.started.set(service, { name, env });
-    return service;
-  }
-
-  /** Kills or stops an instance and starts it again, same port, same environment. */
-  async restart(service: ServiceProcess, signal: NodeJS.Signals): Promise<ServiceProcess> {
-    const origin = this.started.get(service);
-    if (!origin) throw new Error(`${service.name} on ${service.port} is not part of this stack`);
-    const { name, env } = origin;
-    await service.stop(signal);
-    const again = await startService(name, service.port, env);
-    this.started.set(again, origin);
-    this.instances.set(
-      name,
-      this.all(name).map((instance) => (instance === service ? again : instance)),
-    );
-    return again;
-  }
-
-  get(name: ServiceName): ServiceProcess {
-    const service = this.all(name)[0];
-    if (!service) throw new Error(`${name} is not part of this stack`);
-    return service;
-  }
-
-  all(name: ServiceName): ServiceProcess[] {
-    return this.instances.get(name) ?? [];
-  }
-
-  /** Signed clients of the internal APIs (analytics: its first instance, now). */
-  client(name: 'links' | 'analytics'): InternalClient {
-    return new InternalClient(name, this.get(name).url, this.secret);
-  }
-
-  /** SIGTERM to every instance; one still running 15 s later (a bug) gets SIGKILL. */
-  async stop(): Promise<void> {
-    const every = [...this.instances.values()].flat();
-    await Promise.all(
-      every.map(async (service) => {
-        const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
-        await service.stop('SIGTERM');
-        clearTimeout(timer);
-      }),
-    );
-  }
+  /** A signed client of an internal API (analytics: its first instance, now). */
+  client(name: 'links' | 'analytics'): InternalClient;
 }
+
+export const FaultStack = {
+  async start(scenario: string, options: StackOptions = {}): Promise<FaultStack> {
+    const group = `faults-${scenario}-${randomBytes(4).toString('hex')}`;
+    await startGroupAtEnd(group);
+    const stack = await startStack({
+      services: ['analytics', 'links', 'redirect'],
+      ...options,
+      env: { KAFKA_CONSUMER_GROUP: group, ...options.env },
+    });
+    return Object.assign(stack, {
+      group,
+      client: (name: 'links' | 'analytics') =>
+        new InternalClient(name, stack.get(name).url, stack.secret),
+    });
+  },
+};
 
 /** Waits until a service says its dependencies (for analytics: its group) are reachable. */
 export function ready(service: ServiceProcess, timeoutMs = 45_000): Promise<boolean> {
@@ -148,7 +60,7 @@ export async function createLinks(
   const run = randomBytes(3).toString('hex');
   const created = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const response = await links.request<InternalLink>('POST', '/internal/links', {
+      const response = await links.call(internalApi.createLink, {
         identity: { userId: `faults-${scenario}` },
         body: { url: `https://example.com/faults/${scenario}/${run}/${i}`, days: 7 },
       });
@@ -160,10 +72,7 @@ export async function createLinks(
 }
 
 async function countsOf(analytics: InternalClient, codes: string[]): Promise<Map<string, number>> {
-  const response = await analytics.request<VisitCounts>('POST', '/internal/visit-counts', {
-    body: { codes },
-  });
-  if (response.status !== 200) throw new Error(`visit-counts answered ${response.status}`);
+  const response = await analytics.call(internalApi.visitCounts, { body: { codes } });
   return new Map(codes.map((code) => [code, response.body.counts[code] ?? 0]));
 }
 

@@ -17,6 +17,7 @@ import {
   VISITS_PAGE_MAX,
   type CodesRequest,
   type VisitCounts,
+  type VisitsDeleted,
   type VisitsPage,
 } from '@shortener/contracts';
 import { InternalAuthGuard } from '@shortener/chassis-nest';
@@ -77,7 +78,7 @@ export class VisitsController {
 
   @Post('visits/delete')
   @HttpCode(200)
-  async delete(@Body() body: unknown): Promise<{ deleted: number }> {
+  async delete(@Body() body: unknown): Promise<VisitsDeleted> {
     return { deleted: await this.visits.deleteLinks(codesOf(body)) };
   }
 }

@@ -7,9 +7,11 @@ import {
   VISITS_DLQ_TOPIC,
   VISITS_PAGE_DEFAULT,
   VISITS_TOPIC,
-  type VisitCounts,
+  internalApi,
+  internalErrorSchema,
   type VisitEvent,
   type VisitsPage,
+  type VisitsPageQuery,
 } from '@shortener/contracts';
 import {
   freePort,
@@ -66,15 +68,17 @@ describe('analytics service', () => {
     });
   }
 
-  async function page(code: string, query = ''): Promise<{ status: number; body: VisitsPage }> {
-    return client.request<VisitsPage>('GET', `/internal/visits/${code}${query}`);
+  async function page(
+    code: string,
+    query: VisitsPageQuery = {},
+  ): Promise<{ status: 200; body: VisitsPage }> {
+    const response = await client.call(internalApi.visitsPage, { params: { code }, query });
+    if (response.status !== 200) throw new Error(`page refused: ${response.body.message}`);
+    return response;
   }
 
   async function counts(codes: string[]): Promise<Record<string, number>> {
-    const response = await client.request<VisitCounts>('POST', '/internal/visit-counts', {
-      body: { codes },
-    });
-    expect(response.status).toBe(200);
+    const response = await client.call(internalApi.visitCounts, { body: { codes } });
     return response.body.counts;
   }
 
@@ -194,8 +198,7 @@ describe('analytics service', () => {
     const sizes: number[] = [];
     let cursor: string | null = null;
     do {
-      const query: string = cursor === null ? '?limit=50' : `?limit=50&cursor=${cursor}`;
-      const response = await page(code, query);
+      const response = await page(code, { limit: 50, cursor: cursor ?? undefined });
       expect(response.status).toBe(200);
       sizes.push(response.body.visits.length);
       seen.push(...response.body.visits.map((visit) => visit._id));
@@ -215,15 +218,15 @@ describe('analytics service', () => {
       `/internal/visits/${code}?limit=abc`,
       '/internal/visits/bad!code',
     ]) {
-      const response = await client.request<{ message: string }>('GET', path);
+      const response = await client.request('GET', path);
       expect({ path, status: response.status }).toEqual({ path, status: 400 });
-      expect(response.body.message).toEqual(expect.any(String));
+      expect(internalErrorSchema.parse(response.body).message).not.toBe('');
     }
-    const badBody = await client.request<{ message: string }>('POST', '/internal/visit-counts', {
+    const badBody = await client.request('POST', '/internal/visit-counts', {
       body: { codes: 'AbC1234' },
     });
     expect(badBody.status).toBe(400);
-    expect(badBody.body.message).toEqual(expect.any(String));
+    expect(internalErrorSchema.parse(badBody.body).message).not.toBe('');
   });
 
   it('counts visits of several links in one call, 0 for a link without any', async () => {
@@ -240,9 +243,7 @@ describe('analytics service', () => {
     await produce(code, [visitEvent(code), visitEvent(code), visitEvent(code)]);
     await untilCount(code, 3);
 
-    const removal = await client.request<{ deleted: number }>('POST', '/internal/visits/delete', {
-      body: { codes: [code] },
-    });
+    const removal = await client.call(internalApi.deleteVisits, { body: { codes: [code] } });
     expect(removal).toEqual({ status: 200, body: { deleted: 3 } });
     expect(await counts([code])).toEqual({ [code]: 0 });
     expect((await page(code)).body).toEqual({ visits: [], nextCursor: null });

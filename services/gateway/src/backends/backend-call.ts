@@ -1,10 +1,15 @@
 import { BadGatewayException, HttpException, ServiceUnavailableException } from '@nestjs/common';
-import type { z } from 'zod';
+import type {
+  InternalAnswer,
+  InternalCallInput,
+  InternalEndpoint,
+  InternalError,
+} from '@shortener/contracts';
 import {
+  InternalAnswerError,
   InternalServiceError,
-  type CallerIdentity,
+  type CallOptions,
   type InternalClient,
-  type InternalResponse,
 } from '@shortener/chassis';
 
 export const SERVICE_UNAVAILABLE = 'A service is unavailable right now, please try again shortly.';
@@ -12,58 +17,29 @@ export const BAD_ANSWER = 'Server error';
 
 /**
  * One internal call, with what can go wrong in the network turned into what the browser
- * should see: an unreachable service is 503, an answer that breaks its contract is 502.
- * The statuses a caller expects come back for it to handle; any other is a 502.
+ * should see: an unreachable service is 503, an answer that breaks its contract (a status
+ * the endpoint does not list, a body its schema refuses) is 502. The statuses the
+ * endpoint lists come back, parsed, for the caller to handle.
  */
-export async function callBackend(
+export async function callBackend<E extends InternalEndpoint>(
   client: InternalClient,
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  options: { identity: CallerIdentity; requestId?: string; body?: unknown },
-  expected: readonly number[],
-): Promise<InternalResponse<unknown>> {
-  let response: InternalResponse<unknown>;
+  endpoint: E,
+  input: InternalCallInput<E> & CallOptions,
+): Promise<InternalAnswer<E>> {
   try {
-    response = await client.request<unknown>(method, path, options);
+    return await client.call(endpoint, input);
   } catch (error) {
     if (error instanceof InternalServiceError) {
       throw new ServiceUnavailableException({ message: SERVICE_UNAVAILABLE, cause: error.message });
     }
+    if (error instanceof InternalAnswerError) {
+      throw new BadGatewayException({ message: BAD_ANSWER, cause: error.message });
+    }
     throw error;
   }
-  if (!expected.includes(response.status)) {
-    throw new BadGatewayException({
-      message: BAD_ANSWER,
-      cause: `${method} ${path} answered ${response.status}`,
-    });
-  }
-  return response;
-}
-
-/** The body of an expected answer, checked against its contract. */
-export function parseAnswer<Schema extends z.ZodType>(
-  schema: Schema,
-  response: InternalResponse<unknown>,
-  what: string,
-): z.infer<Schema> {
-  const parsed = schema.safeParse(response.body);
-  if (!parsed.success) {
-    throw new BadGatewayException({ message: BAD_ANSWER, cause: `${what}: unexpected body` });
-  }
-  return parsed.data;
-}
-
-/** The `message` of an internal error answer, to pass on to the browser. */
-export function messageOf(response: InternalResponse<unknown>, fallback: string): string {
-  const body = response.body;
-  if (typeof body === 'object' && body !== null && 'message' in body) {
-    const message = body.message;
-    if (typeof message === 'string') return message;
-  }
-  return fallback;
 }
 
 /** Passes an internal refusal (400, 403, 404...) on with its status and message. */
-export function refusal(response: InternalResponse<unknown>, fallback: string): HttpException {
-  return new HttpException({ message: messageOf(response, fallback) }, response.status);
+export function refusal(response: { status: number; body: InternalError }): HttpException {
+  return new HttpException({ message: response.body.message }, response.status);
 }

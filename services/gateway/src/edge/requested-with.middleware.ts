@@ -1,8 +1,7 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { MESSAGES, REQUESTED_WITH_HEADER } from '@shortener/contracts';
+import { MESSAGES, REQUESTED_WITH_HEADER, REQUESTED_WITH_VALUE } from '@shortener/contracts';
 
-export const REQUESTED_WITH_VALUE = 'XMLHttpRequest';
 /** Documentation is browsed by navigation, which cannot send the header. */
 const EXEMPT_PREFIX = '/api/docs';
 

@@ -1,14 +1,15 @@
-import { ServiceUnavailableException } from '@nestjs/common';
-import { InternalServiceError, type InternalClient } from '@shortener/chassis';
+import { BadGatewayException, ServiceUnavailableException } from '@nestjs/common';
+import { InternalClient, InternalServiceError } from '@shortener/chassis';
 import type { GatewayConfig } from '../config';
 import { SessionResolver } from './session-resolver';
 
 const SESSION = 'S'.repeat(43);
 const USER = { id: 'user-1', fullName: 'Alice', profilePicture: '' };
 
+/** A real client whose exchanges with the auth service are `answer`. */
 function resolverWith(answer: () => Promise<{ status: number; body: unknown }>, cacheMs = 5000) {
-  const request = jest.fn(answer);
-  const auth = { request } as unknown as InternalClient;
+  const auth = new InternalClient('auth', 'http://auth.invalid', 'unused');
+  const request = jest.spyOn(auth, 'request').mockImplementation(answer);
   const resolver = new SessionResolver(auth, { SESSION_CACHE_MS: cacheMs } as GatewayConfig);
   return { resolver, request };
 }
@@ -57,8 +58,20 @@ describe('SessionResolver', () => {
   });
 
   it('treats an unknown or expired session (404) as nobody', async () => {
-    const { resolver } = resolverWith(() => Promise.resolve({ status: 404, body: {} }));
+    const { resolver } = resolverWith(() =>
+      Promise.resolve({ status: 404, body: { message: 'No such session, or it has expired' } }),
+    );
     expect(await resolver.resolve(SESSION)).toBeNull();
+  });
+
+  it.each([
+    ['a user without a name', { user: { id: 'user-1', profilePicture: '' }, expiresAt: 1 }],
+    ['no user', { expiresAt: 1 }],
+    ['a 404 without its message', undefined],
+  ])('fails with a 502 on a lookup answer with %s, never a user', async (_what, body) => {
+    const status = body === undefined ? 404 : 200;
+    const { resolver } = resolverWith(() => Promise.resolve({ status, body: body ?? {} }));
+    await expect(resolver.resolve(SESSION)).rejects.toThrow(BadGatewayException);
   });
 
   it.each([undefined, '', 'short', `${SESSION}x`, 'S'.repeat(42) + '!', ['a', 'b']])(

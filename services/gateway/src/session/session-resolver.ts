@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { currentSessionSchema, SESSION_ID_PATTERN, type SessionUser } from '@shortener/contracts';
+import { internalApi, SESSION_ID_PATTERN, type SessionUser } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import { AUTH_CLIENT } from '../backends/backends.module';
-import { callBackend, parseAnswer } from '../backends/backend-call';
+import { callBackend } from '../backends/backend-call';
 import type { GatewayConfig } from '../config';
 
 const MAX_ENTRIES = 10_000;
@@ -49,15 +49,12 @@ export class SessionResolver {
   }
 
   private async lookUp(sessionId: string, requestId?: string): Promise<SessionUser | null> {
-    const response = await callBackend(
-      this.auth,
-      'POST',
-      '/internal/sessions/lookup',
-      { identity: { userId: null }, requestId, body: { sessionId } },
-      [200, 404],
-    );
-    if (response.status === 404) return null;
-    return parseAnswer(currentSessionSchema, response, 'session lookup').user;
+    const response = await callBackend(this.auth, internalApi.lookUpSession, {
+      identity: { userId: null },
+      requestId,
+      body: { sessionId },
+    });
+    return response.status === 404 ? null : response.body.user;
   }
 
   private remember(sessionId: string, entry: Entry): void {

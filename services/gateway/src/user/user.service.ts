@@ -1,15 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  linkListSchema,
+  internalApi,
   userDataSchema,
-  visitCountsSchema,
   type InternalLink,
   type SessionUser,
   type UserData,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
-import { callBackend, parseAnswer } from '../backends/backend-call';
+import { callBackend } from '../backends/backend-call';
 
 /** The most codes one visit-counts call takes (codesRequestSchema). */
 const COUNTS_BATCH = 1000;
@@ -27,14 +26,8 @@ export class UserService {
 
   async userData(user: SessionUser, requestId?: string): Promise<UserData> {
     const identity = { userId: user.id };
-    const listed = await callBackend(
-      this.links,
-      'GET',
-      '/internal/links',
-      { identity, requestId },
-      [200],
-    );
-    const { links } = parseAnswer(linkListSchema, listed, 'link list');
+    const listed = await callBackend(this.links, internalApi.listLinks, { identity, requestId });
+    const { links } = listed.body;
     const counts = await this.visitCounts(links, user.id, requestId);
     return userDataSchema.parse({
       fullName: user.fullName,
@@ -54,14 +47,12 @@ export class UserService {
     }
     const answers = await Promise.all(
       batches.map(async (codes) => {
-        const response = await callBackend(
-          this.analytics,
-          'POST',
-          '/internal/visit-counts',
-          { identity: { userId }, requestId, body: { codes } },
-          [200],
-        );
-        return parseAnswer(visitCountsSchema, response, 'visit counts').counts;
+        const response = await callBackend(this.analytics, internalApi.visitCounts, {
+          identity: { userId },
+          requestId,
+          body: { codes },
+        });
+        return response.body.counts;
       }),
     );
     return Object.assign({}, ...answers) as Record<string, number>;

@@ -1,16 +1,16 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
+  internalApi,
   isShortCode,
   MESSAGES,
   VISITS_PAGE_DEFAULT,
   visitorsResponseSchema,
-  visitsPageSchema,
   type SessionUser,
   type VisitorsResponse,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
-import { callBackend, parseAnswer, refusal } from '../backends/backend-call';
+import { callBackend, refusal } from '../backends/backend-call';
 
 export interface VisitorsPage {
   visits: VisitorsResponse;
@@ -34,26 +34,21 @@ export class VisitorsService {
     if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
     const identity = { userId: user.id };
     // Ownership first: someone else's link answers exactly like an unknown one.
-    const owned = await callBackend(
-      this.links,
-      'GET',
-      `/internal/links/${urlID}`,
-      { identity, requestId },
-      [200, 404],
-    );
+    const owned = await callBackend(this.links, internalApi.getLink, {
+      params: { code: urlID },
+      identity,
+      requestId,
+    });
     if (owned.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
 
-    const query = new URLSearchParams({ limit: String(VISITS_PAGE_DEFAULT) });
-    if (cursor !== undefined) query.set('cursor', cursor);
-    const response = await callBackend(
-      this.analytics,
-      'GET',
-      `/internal/visits/${urlID}?${query.toString()}`,
-      { identity, requestId },
-      [200, 400],
-    );
-    if (response.status === 400) throw refusal(response, 'The cursor is not valid.');
-    const page = parseAnswer(visitsPageSchema, response, 'visits page');
+    const response = await callBackend(this.analytics, internalApi.visitsPage, {
+      params: { code: urlID },
+      query: { limit: VISITS_PAGE_DEFAULT, cursor },
+      identity,
+      requestId,
+    });
+    if (response.status === 400) throw refusal(response);
+    const page = response.body;
     // The spec's catalogue: a first page without visits is a 404 the page reads as 'No visitors'.
     if (page.visits.length === 0 && cursor === undefined) {
       throw new NotFoundException(MESSAGES.noVisitors);

@@ -5,6 +5,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { internalApi } from '@shortener/contracts';
 import { InternalClient, periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
@@ -118,10 +119,8 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
 
   private async forgetVisits(codes: string[]): Promise<boolean> {
     try {
-      const response = await this.analytics.request('POST', '/internal/visits/delete', {
-        body: { codes },
-      });
-      if (response.status >= 300) throw new Error(`analytics answered ${response.status}`);
+      // Any status but 200 { deleted } throws: the codes stay in the outbox.
+      await this.analytics.call(internalApi.deleteVisits, { body: { codes } });
       await this.database.dataSource.query(
         'DELETE FROM links.removed_links WHERE code = ANY($1::varchar[])',
         [codes],
