@@ -5,6 +5,8 @@ import { gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { repositoryWebUrl } from './src/lib/repository-url';
+import { initialJsBudget } from './vite/initial-js-budget';
+import { webContracts } from './vite/web-contracts';
 
 const BACKEND = 'http://localhost:8080';
 
@@ -49,15 +51,17 @@ function gzipSizeReport(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), gzipSizeReport()],
+  plugins: [webContracts(), react(), gzipSizeReport(), initialJsBudget()],
   define: { __REPOSITORY_URL__: JSON.stringify(REPOSITORY_URL) },
   resolve: {
-    alias: {
-      // Shared API types and constants straight from source: no build of the package needed.
-      '@shortener/contracts': fileURLToPath(
-        new URL('../packages/contracts/src/index.ts', import.meta.url),
-      ),
-    },
+    alias: [
+      // Shared API types and constants straight from source, for the tests: no build of the
+      // package needed. The app itself imports '@shortener/contracts/web' (vite/web-contracts.ts).
+      {
+        find: /^@shortener\/contracts$/,
+        replacement: fileURLToPath(new URL('../packages/contracts/src/index.ts', import.meta.url)),
+      },
+    ],
   },
   server: {
     proxy: Object.fromEntries(
@@ -67,13 +71,6 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    rollupOptions: {
-      onwarn(warning, warn) {
-        // zod (through @shortener/contracts) places pure annotations where Rollup ignores them.
-        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/zod/')) return;
-        warn(warning);
-      },
-    },
   },
   test: {
     environment: 'jsdom',

@@ -1,10 +1,17 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OutputBundle } from 'rollup';
+import {
+  INITIAL_JS_BUDGET_BYTES,
+  initialJsBudget,
+  initialScripts,
+} from '../vite/initial-js-budget';
 
 const FRONTEND = path.resolve(fileURLToPath(import.meta.url), '../..');
 const rootPackage = JSON.parse(readFileSync(path.resolve(FRONTEND, '../package.json'), 'utf8')) as {
@@ -14,24 +21,95 @@ const rootPackage = JSON.parse(readFileSync(path.resolve(FRONTEND, '../package.j
 describe('the production build', () => {
   // Built elsewhere: frontend/dist, which the gateway serves, is left alone.
   const outDir = mkdtempSync(path.join(tmpdir(), 'frontend-build-'));
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+  let run: SpawnSyncReturns<string>;
+  const read = (file: string) => readFileSync(path.join(outDir, file), 'utf8');
 
-  it("carries the root package.json's repository URL for the footer", () => {
+  beforeAll(() => {
     const manifest = createRequire(path.join(FRONTEND, 'package.json')).resolve(
       'vite/package.json',
     );
     const vite = path.join(path.dirname(manifest), 'bin/vite.js');
-    const run = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir'], {
+    run = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir'], {
       cwd: FRONTEND,
       encoding: 'utf8',
+      // Vitest sets NODE_ENV=test, which would build React's development code.
+      env: { ...process.env, NODE_ENV: 'production' },
     });
+  }, 60_000);
+  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+  it("carries the root package.json's repository URL for the footer", () => {
     expect(run.status, run.stderr).toBe(0);
     const assets = path.join(outDir, 'assets');
     const code = readdirSync(assets)
       .filter((name) => name.endsWith('.js'))
-      .map((name) => readFileSync(path.join(assets, name), 'utf8'))
+      .map((name) => read(path.join('assets', name)))
       .join('\n');
     expect(rootPackage.repository?.url).toMatch(/^https:\/\//);
     expect(code).toContain(JSON.stringify(rootPackage.repository?.url));
-  }, 60_000);
+  });
+
+  it('prints what JavaScript / loads, gzipped, and keeps it within the budget', () => {
+    expect(run.status, run.stderr).toBe(0);
+    const scripts = initialScripts(read('index.html'));
+    const bytes = scripts
+      .map((file) => gzipSync(read(file), { level: 9 }).length)
+      .reduce((sum, size) => sum + size, 0);
+    expect(run.stdout).toContain(
+      `JavaScript loaded by / (${scripts.join(', ')}): ${(bytes / 1000).toFixed(2)} kB gzipped`,
+    );
+    expect(bytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET_BYTES);
+  });
+
+  it('leaves zod and the pages other than home out of what / loads', () => {
+    expect(run.status, run.stderr).toBe(0);
+    const code = initialScripts(read('index.html')).map(read).join('\n');
+    expect(code).not.toMatch(/ZodError|_zod/);
+    expect(code).not.toContain('No visitors found');
+    expect(code).not.toContain('Acceptable use');
+    expect(code).toContain('Shorten your URL');
+  });
+});
+
+describe('the initial JavaScript budget', () => {
+  const html = [
+    '<script type="module" crossorigin src="/assets/index.js"></script>',
+    '<link rel="modulepreload" crossorigin href="/assets/vendor.js">',
+    '<link rel="stylesheet" href="/assets/index.css">',
+  ].join('');
+  const bundle = {
+    'index.html': { type: 'asset', fileName: 'index.html', source: html },
+    'assets/index.js': { type: 'chunk', fileName: 'assets/index.js', code: 'a'.repeat(5000) },
+    'assets/vendor.js': { type: 'chunk', fileName: 'assets/vendor.js', code: 'b'.repeat(5000) },
+    'assets/page.js': { type: 'chunk', fileName: 'assets/page.js', code: 'c'.repeat(5000) },
+  } as unknown as OutputBundle;
+
+  function write(budget: number): void {
+    const plugin = initialJsBudget(budget);
+    const hook = plugin.writeBundle as (
+      this: { error(message: string): never },
+      options: unknown,
+      output: OutputBundle,
+    ) => void;
+    hook.call(
+      {
+        error(message) {
+          throw new Error(message);
+        },
+      },
+      {},
+      bundle,
+    );
+  }
+
+  it('counts the module scripts and modulepreloads of index.html, not the split-off pages', () => {
+    expect(initialScripts(html)).toEqual(['assets/index.js', 'assets/vendor.js']);
+  });
+
+  it('fails the build above the budget and passes it within', () => {
+    expect(() => write(10)).toThrow(
+      /Over budget: JavaScript loaded by \/ \(assets\/index.js, assets\/vendor.js\)/,
+    );
+    expect(() => write(10_000)).not.toThrow();
+  });
 });

@@ -1,5 +1,6 @@
-import { useEffect, useRef } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { Outlet, ScrollRestoration, useLocation } from 'react-router-dom';
+import { Loading } from '../components/feedback';
 import { Footer } from '../components/footer';
 import { TopBar } from '../components/top-bar';
 import { useSession } from '../features/auth';
@@ -25,7 +26,10 @@ export function AppLayout() {
       </a>
       <TopBar picture={signedIn ? picture : null} />
       <main id="main" ref={main} className="page" tabIndex={-1}>
-        <Outlet />
+        {/* While a page's chunk arrives the first time (router.tsx). */}
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
       <Footer />
       <ScrollRestoration />

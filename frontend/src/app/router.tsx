@@ -1,12 +1,29 @@
 import { createBrowserRouter, type RouteObject } from 'react-router-dom';
+import { lazyPage } from '../lib/lazy-page';
 import { AppLayout } from './layout';
 import { HomeRoute } from './routes/home';
-import { LinkDetailRoute } from './routes/link-detail';
-import { NotFoundRoute } from './routes/not-found';
-import { PrivacyPolicyRoute } from './routes/privacy-policy';
-import { ProfileRoute } from './routes/profile';
 import { RouteError } from './routes/route-error';
-import { TermsRoute } from './routes/terms';
+
+// Every page but home is its own chunk, fetched when first shown: the home page loads only
+// what it needs (the build prints that figure, vite/initial-js-budget.ts).
+const ProfileRoute = lazyPage(async () => (await import('./routes/profile')).ProfileRoute);
+const LinkDetailRoute = lazyPage(
+  async () => (await import('./routes/link-detail')).LinkDetailRoute,
+);
+const TermsRoute = lazyPage(async () => (await import('./routes/terms')).TermsRoute);
+const PrivacyPolicyRoute = lazyPage(
+  async () => (await import('./routes/privacy-policy')).PrivacyPolicyRoute,
+);
+const NotFoundRoute = lazyPage(async () => (await import('./routes/not-found')).NotFoundRoute);
+
+/** Fetches every page's chunk, so that none waits for it when shown. */
+export async function preloadPages(): Promise<void> {
+  await Promise.all(
+    [ProfileRoute, LinkDetailRoute, TermsRoute, PrivacyPolicyRoute, NotFoundRoute].map((page) =>
+      page.preload(),
+    ),
+  );
+}
 
 /** Every route of the application, in one place. */
 export const routes: RouteObject[] = [

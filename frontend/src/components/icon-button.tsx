@@ -1,14 +1,21 @@
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
 
 interface IconButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'aria-label'> {
-  /** The accessible name, e.g. 'Refresh'; also shown as a tooltip. */
+  /** The accessible name, e.g. 'Copy short link'. */
   label: string;
+  /** The words shown beside the icon, when shorter than the name (e.g. 'Copy'); else the name. */
+  text?: string;
   icon: ReactNode;
   tone?: 'default' | 'danger';
 }
 
+/**
+ * A small button with an icon and its words, both visible: no meaning hides in a tooltip that
+ * a touch screen cannot show.
+ */
 export function IconButton({
   label,
+  text = label,
   icon,
   tone = 'default',
   className,
@@ -18,8 +25,14 @@ export function IconButton({
     .filter(Boolean)
     .join(' ');
   return (
-    <button type="button" aria-label={label} title={label} className={classes} {...props}>
+    <button
+      type="button"
+      aria-label={text === label ? undefined : label}
+      className={classes}
+      {...props}
+    >
       {icon}
+      <span className="icon-button__text">{text}</span>
     </button>
   );
 }

@@ -23,9 +23,10 @@ export function TopBar({ picture }: TopBarProps) {
             <ChartIcon />
             Tracking
           </NavLink>
-          <NavLink to="/profile" className="top-bar__profile" aria-label="Profile" title="Profile">
+          {/* The same page as 'Tracking', which alone marks it as the current one. */}
+          <Link to="/profile" className="top-bar__profile" aria-label="Profile">
             <Avatar key={picture} picture={picture} />
-          </NavLink>
+          </Link>
         </nav>
       </div>
     </header>

@@ -1,6 +1,6 @@
-import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts';
+import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts/web';
 
-/** What a schema from '@shortener/contracts' offers: a parse that never throws. */
+/** What a schema from '@shortener/contracts' (or its web entry) offers: a parse that never throws. */
 export interface Schema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayUrl, mixesScripts } from './display-url';
+import { displayUrl, mixesScripts, URL_END_LENGTH, urlParts } from './display-url';
 
 describe('displayUrl', () => {
   it('shows where the redirect goes: invisible and right-to-left characters percent-encoded', () => {
@@ -61,5 +61,41 @@ describe('mixesScripts', () => {
     ['пример-1', false],
   ])('%s: %s', (label, mixed) => {
     expect(mixesScripts(label)).toBe(mixed);
+  });
+});
+
+describe('urlParts', () => {
+  it('splits a shown URL into its scheme, what may give way, and the end of its path', () => {
+    expect(urlParts('https://docs.example.org/guides/2026/chapter-one')).toEqual({
+      scheme: 'https://',
+      start: 'docs.example.org/guides/2026',
+      end: '/chapter-one',
+    });
+    expect(urlParts('http://landing.test:4000/landing?journey=a&run=b')).toEqual({
+      scheme: 'http://',
+      start: 'landing.test:4000',
+      end: '/landing?journey=a&run=b',
+    });
+  });
+
+  it('keeps the host whole in the start when the path is empty', () => {
+    expect(urlParts('https://example.com/')).toEqual({
+      scheme: 'https://',
+      start: 'example.com',
+      end: '/',
+    });
+    expect(urlParts('https://example.com')).toEqual({
+      scheme: 'https://',
+      start: 'example.com',
+      end: '',
+    });
+  });
+
+  it('keeps only the last characters of a long end, and every character overall', () => {
+    const url = `https://example.com/search?q=${'x'.repeat(60)}`;
+    const { scheme, start, end } = urlParts(url);
+    expect(end).toHaveLength(URL_END_LENGTH);
+    expect(url.endsWith(end)).toBe(true);
+    expect(scheme + start + end).toBe(url);
   });
 });

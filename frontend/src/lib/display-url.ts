@@ -102,3 +102,32 @@ export function displayUrl(raw: string): DisplayUrl {
     mixedScriptHost: null,
   };
 }
+
+/** The most characters of a URL's end that a list item keeps in sight. */
+export const URL_END_LENGTH = 24;
+
+/** A shown URL in the three parts a narrow list item lays out apart. */
+export interface UrlParts {
+  /** 'https://': read out, not shown, since nearly every link has it. */
+  scheme: string;
+  /** The host and the path up to its last segment: what gives way (an ellipsis) when narrow. */
+  start: string;
+  /** The last path segment, query and fragment (at most URL_END_LENGTH characters): kept. */
+  end: string;
+}
+
+/**
+ * Splits a shown URL so that a list item keeps in sight what tells a user's links apart:
+ * the host (at the start) and the end of the path. Together the parts are the whole text.
+ */
+export function urlParts(text: string): UrlParts {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  const rest = text.slice(scheme.length);
+  const hostEnd = rest.search(/[/?#]/);
+  const pathStart = hostEnd < 0 ? rest.length : hostEnd;
+  const beforeQuery = rest.search(/[?#]/);
+  const lastSlash = rest.lastIndexOf('/', beforeQuery < 0 ? rest.length : beforeQuery);
+  let split = lastSlash >= pathStart ? lastSlash : pathStart;
+  split = Math.max(split, rest.length - URL_END_LENGTH, pathStart);
+  return { scheme, start: rest.slice(0, split), end: rest.slice(split) };
+}

@@ -5,7 +5,7 @@ import {
   VISITS_CURSOR_PATTERN,
   type UserData,
   type Visit,
-} from '@shortener/contracts';
+} from '@shortener/contracts/web';
 import type { Schema } from './api';
 
 /**

@@ -1,5 +1,9 @@
 import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, beforeAll } from 'vitest';
+import { preloadPages } from '../app/router';
+
+// Pages are fetched when first shown (router.tsx); tests start with every one at hand.
+beforeAll(preloadPages);
 
 afterEach(() => {
   cleanup();

@@ -1,4 +1,4 @@
-import { MESSAGES } from '@shortener/contracts';
+import { MESSAGES } from '@shortener/contracts/web';
 import { useNavigate, useParams } from 'react-router-dom';
 import { RequireUser } from '../../features/auth';
 import { LinkDetail } from '../../features/links';

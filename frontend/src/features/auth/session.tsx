@@ -1,4 +1,4 @@
-import type { UserData } from '@shortener/contracts';
+import type { UserData } from '@shortener/contracts/web';
 import {
   createContext,
   useCallback,

@@ -1,4 +1,4 @@
-import { userDataSchema, type UserData } from '@shortener/contracts';
+import { userDataSchema, type UserData } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /** GET /api/user. A 401 carries the server's message and callBack; anything else reads 'Server error'. */

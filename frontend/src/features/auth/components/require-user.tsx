@@ -1,4 +1,4 @@
-import type { UserData } from '@shortener/contracts';
+import type { UserData } from '@shortener/contracts/web';
 import type { ReactNode } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { useUser } from '../session';

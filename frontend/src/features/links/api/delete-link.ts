@@ -1,4 +1,4 @@
-import { MESSAGES, deleteResponseSchema, type DeleteResponse } from '@shortener/contracts';
+import { MESSAGES, deleteResponseSchema, type DeleteResponse } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 const SHOWS_SERVER_MESSAGE = new Set([401, 404, 500]);

@@ -1,4 +1,8 @@
-import { shortenResponseSchema, type ExpiryDays, type ShortenResponse } from '@shortener/contracts';
+import {
+  shortenResponseSchema,
+  type ExpiryDays,
+  type ShortenResponse,
+} from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /**

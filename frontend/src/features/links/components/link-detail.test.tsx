@@ -6,6 +6,7 @@ import { formatDate, formatTime } from '../../../lib/format';
 import { aLink, aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
+import { wholeText } from '../../../test/text';
 
 const link = aLink({
   urlID: 'Ab3dE5g',
@@ -35,7 +36,7 @@ describe('Detail of one link', () => {
     expect(original.getAttribute('rel')).toBe('noopener noreferrer');
     expect(original.querySelector('.detail__query')?.textContent).toBe('?utm_source=news');
 
-    expect(screen.getByText(`${window.location.origin}/r/Ab3dE5g`)).toBeTruthy();
+    expect(screen.getByText(wholeText(`${window.location.origin}/r/Ab3dE5g`))).toBeTruthy();
     expect(statValue('Created at')).toBe(
       `${formatDate(link.createdAt)} ${formatTime(link.createdAt)}`,
     );

@@ -1,4 +1,4 @@
-import type { ShortLink } from '@shortener/contracts';
+import type { ShortLink } from '@shortener/contracts/web';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';
@@ -26,6 +26,7 @@ export function LinkDetail({ link }: { link: ShortLink }) {
   const now = useNow();
   const [copied, setCopied] = useState(false);
   const shortLink = shortLinkFor(link.urlID);
+  const { origin, pathname: path } = new URL(shortLink);
   // Where the short link really goes, not the text as it was typed.
   const shown = displayUrl(link.originalUrl);
   const { base, query } = splitQuery(shown.text);
@@ -53,13 +54,6 @@ export function LinkDetail({ link }: { link: ShortLink }) {
           icon={<ArrowLeftIcon />}
           onClick={() => void navigate('/profile')}
         />
-        <IconButton
-          label="Delete"
-          tone="danger"
-          icon={<TrashIcon />}
-          aria-busy={pending === link.urlID}
-          onClick={() => void onDelete()}
-        />
       </div>
 
       {error && <ErrorMessage>{error}</ErrorMessage>}
@@ -80,9 +74,15 @@ export function LinkDetail({ link }: { link: ShortLink }) {
         </h1>
 
         <div className="detail__short">
-          <code className="detail__short-link">{shortLink}</code>
+          {/* It may wrap between the host and /r/{code}, never inside either. */}
+          <code className="detail__short-link">
+            <span>{origin}</span>
+            <wbr />
+            <span>{path}</span>
+          </code>
           <IconButton
             label="Copy short link"
+            text="Copy"
             icon={copied ? <CheckIcon /> : <CopyIcon />}
             onClick={() => void onCopy()}
           />
@@ -109,6 +109,17 @@ export function LinkDetail({ link }: { link: ShortLink }) {
             <dd>{link.visitCount}</dd>
           </div>
         </dl>
+
+        {/* Last, at the foot of the card: never the first control a thumb meets beside Back. */}
+        <div className="detail__actions">
+          <IconButton
+            label="Delete"
+            tone="danger"
+            icon={<TrashIcon />}
+            aria-busy={pending === link.urlID}
+            onClick={() => void onDelete()}
+          />
+        </div>
       </article>
     </>
   );

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { aLink, aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
+import { wholeText } from '../../../test/text';
 
 const DAY = 86_400_000;
 
@@ -47,7 +48,7 @@ describe('Profile: the list of links', () => {
     );
     expect(second?.textContent).toContain('2');
     expect(second?.textContent).toContain('https://two.example');
-    expect(screen.queryByText('https://expired.example')).toBeNull();
+    expect(screen.queryByText(wholeText('https://expired.example/'))).toBeNull();
     // Cookie and cached userData: no request needed.
     expect(fetchMock).not.toHaveBeenCalled();
   });
@@ -110,7 +111,7 @@ describe('Profile: the list of links', () => {
     await user.click(screen.getByRole('button', { name: 'Refresh' }));
 
     // Shown normalised, as the redirect follows it.
-    expect(await screen.findByText('https://fresh.example/')).toBeTruthy();
+    expect(await screen.findByText(wholeText('https://fresh.example/'))).toBeTruthy();
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/user');
     expect(localStorage.getItem('userData')).toContain('fresh12');
   });
@@ -136,7 +137,9 @@ describe('Profile: the list of links', () => {
     mockFetch(() => jsonResponse(200, []));
     const { router } = renderApp('/profile');
 
-    await user.click(screen.getByText('https://example.com/articles/42?utm_source=news'));
+    await user.click(
+      screen.getByText(wholeText('https://example.com/articles/42?utm_source=news')),
+    );
     expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
 
     await act(() => router.navigate('/profile'));

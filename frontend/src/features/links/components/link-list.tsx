@@ -1,4 +1,4 @@
-import type { ShortLink, UserData } from '@shortener/contracts';
+import type { ShortLink, UserData } from '@shortener/contracts/web';
 import { useId, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';
@@ -6,7 +6,7 @@ import { IconButton } from '../../../components/icon-button';
 import { ChevronRightIcon, RefreshIcon, TrashIcon } from '../../../components/icons';
 import { formatRemaining } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
-import { displayUrl } from '../../../lib/display-url';
+import { displayUrl, urlParts } from '../../../lib/display-url';
 import { shortLinkFor } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { useDeleteLink } from '../hooks/use-delete-link';
@@ -90,6 +90,7 @@ function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemP
   const urlId = useId();
   // Where the short link really goes, not the text as it was typed (SPEC: "original URL").
   const shown = displayUrl(link.originalUrl);
+  const { scheme, start, end } = urlParts(shown.text);
 
   function openUnlessSelecting() {
     // Selecting the URL to copy it should not leave the page.
@@ -111,7 +112,13 @@ function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemP
       </span>
       <div className="link-item__body">
         <p className="link-item__url" id={urlId} title={shown.text}>
-          <span>{shown.text}</span>
+          {/* The whole URL is the text (screen readers read it all, a tap opens it whole);
+              a narrow screen cuts its middle, never the host or the end of the path. */}
+          <span className="link-item__url-text">
+            <span className="visually-hidden">{scheme}</span>
+            <span className="link-item__url-start">{start}</span>
+            <span className="link-item__url-end">{end}</span>
+          </span>
           {shown.mixedScriptHost && <MixedScriptsBadge host={shown.mixedScriptHost} />}
         </p>
         <p className="link-item__short">{shortLinkFor(link.urlID).replace(/^https?:\/\//, '')}</p>

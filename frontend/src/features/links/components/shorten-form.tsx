@@ -4,7 +4,7 @@ import {
   EXPIRY_DAYS,
   MESSAGES,
   type ExpiryDays,
-} from '@shortener/contracts';
+} from '@shortener/contracts/web';
 import { useId, useRef, useState, type ChangeEvent, type SyntheticEvent } from 'react';
 import { ArrowRightIcon, CheckIcon, CopyIcon } from '../../../components/icons';
 import { copyText } from '../../../lib/clipboard';

@@ -3,7 +3,7 @@ import {
   NEXT_CURSOR_HEADER,
   visitorsResponseSchema,
   type Visit,
-} from '@shortener/contracts';
+} from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 export interface VisitorsPage {

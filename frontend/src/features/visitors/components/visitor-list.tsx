@@ -1,4 +1,4 @@
-import type { Visit } from '@shortener/contracts';
+import type { Visit } from '@shortener/contracts/web';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
 import { RefreshIcon } from '../../../components/icons';

@@ -1,4 +1,4 @@
-import type { Visit } from '@shortener/contracts';
+import type { Visit } from '@shortener/contracts/web';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { clearCachedVisitors, readCachedVisitors, writeCachedVisitors } from '../../../lib/storage';
 import { useSession } from '../../auth';

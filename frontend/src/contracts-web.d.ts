@@ -1,0 +1,32 @@
+/**
+ * `@shortener/contracts/web`, made at build time by vite/web-contracts.ts: the contracts'
+ * constants and a zod-like `safeParse` per answer schema, without zod.
+ */
+import type * as contracts from '@shortener/contracts';
+import type { Schema } from './lib/api';
+
+export declare const MESSAGES: typeof contracts.MESSAGES;
+export declare const REQUESTED_WITH_HEADER: typeof contracts.REQUESTED_WITH_HEADER;
+export declare const NEXT_CURSOR_HEADER: typeof contracts.NEXT_CURSOR_HEADER;
+export declare const LOGGED_IN_COOKIE: typeof contracts.LOGGED_IN_COOKIE;
+export declare const EXPIRY_DAYS: typeof contracts.EXPIRY_DAYS;
+export declare const DEFAULT_EXPIRY_DAYS: typeof contracts.DEFAULT_EXPIRY_DAYS;
+export declare const ANONYMOUS_MAX_EXPIRY_DAYS: typeof contracts.ANONYMOUS_MAX_EXPIRY_DAYS;
+export declare const VISITS_CURSOR_PATTERN: typeof contracts.VISITS_CURSOR_PATTERN;
+
+export declare const userDataSchema: Schema<contracts.UserData>;
+export declare const shortenResponseSchema: Schema<contracts.ShortenResponse>;
+export declare const deleteResponseSchema: Schema<contracts.DeleteResponse>;
+export declare const visitorsResponseSchema: Schema<contracts.VisitorsResponse>;
+export declare const errorResponseSchema: Schema<contracts.ErrorResponse>;
+
+export type {
+  DeleteResponse,
+  ErrorResponse,
+  ExpiryDays,
+  ShortenResponse,
+  ShortLink,
+  UserData,
+  Visit,
+  VisitorsResponse,
+} from '@shortener/contracts';
