@@ -1,4 +1,4 @@
-import { clientKey } from './client-key';
+import { clientKey, parseAddress } from './client-key';
 
 describe('clientKey', () => {
   it.each([
@@ -22,4 +22,23 @@ describe('clientKey', () => {
     const keys = ['2001:db8:1:2::1', '2001:db8:1:2:ffff::9', '2001:db8:1:2:a:b:c:d'];
     expect(new Set(keys.map(clientKey))).toEqual(new Set(['2001:db8:1:2::/64']));
   });
+});
+
+describe('parseAddress', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:0DB8::1', '2001:db8::1'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['64:ff9b::192.0.2.1', '64:ff9b::c000:201'],
+    ['::ffff:198.51.100.23', '::ffff:c633:6417'],
+  ])('reads %s', (address, parsed) => {
+    expect(parseAddress(address)?.toString()).toBe(parsed);
+  });
+
+  it.each(['unknown', '', '999.1.1.1', '3232235777', '0x7f.0.0.1', '10.1', '1::2::3'])(
+    'reads %p as no address (node:net decides what is one)',
+    (text) => {
+      expect(parseAddress(text)).toBeNull();
+    },
+  );
 });

@@ -1,12 +1,20 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** ipaddr.js reads most IPv6 spellings; the rest (`64:ff9b::192.0.2.1`) as the URL parser writes them. */
-function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  if (ipaddr.isValid(address)) return ipaddr.parse(address);
-  if (isIP(address) !== 6) return null;
-  const canonical = new URL(`http://[${address.split('%', 1)[0]}]`).hostname.slice(1, -1);
-  return ipaddr.isValid(canonical) ? ipaddr.parse(canonical) : null;
+/**
+ * An IP address as ipaddr.js holds it, or null for anything else (names, the numeric and
+ * hex shorthands of IPv4 that ipaddr.js would read but node:net does not). ipaddr.js reads
+ * most IPv6 spellings; the rest (`64:ff9b::192.0.2.1`) as the URL parser writes them. A zone
+ * (`fe80::1%eth0`) is dropped. For what counts addresses (clientKey) and what masks them.
+ */
+export function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const text = address.split('%', 1)[0] ?? '';
+  const family = isIP(text);
+  if (family === 4) return ipaddr.IPv4.parse(text);
+  if (family !== 6) return null;
+  if (ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
+  const canonical = new URL(`http://[${text}]`).hostname.slice(1, -1);
+  return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : null;
 }
 
 /**
@@ -16,7 +24,7 @@ function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
  * by its address. Anything that is not an address is its own key.
  */
 export function clientKey(address: string): string {
-  const parsed = parse(address);
+  const parsed = parseAddress(address);
   if (parsed === null) return address;
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const ipv6 = parsed as ipaddr.IPv6;

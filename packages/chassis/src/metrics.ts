@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface ServiceMetrics {
   registry: Registry;
@@ -18,13 +18,4 @@ export function createMetrics(service: string): ServiceMetrics {
     registers: [registry],
   });
   return { registry, httpRequests };
-}
-
-export function counter<L extends string>(
-  registry: Registry,
-  name: string,
-  help: string,
-  labelNames: readonly L[] = [],
-): Counter<L> {
-  return new Counter({ name, help, labelNames, registers: [registry] });
 }

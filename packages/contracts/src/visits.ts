@@ -55,8 +55,3 @@ export function parseVisitEvent(raw: Buffer | string | null): VisitEventParse {
   }
   return { ok: true, event: result.data };
 }
-
-/** Validates before publishing, so a producer bug never reaches the topic. */
-export function serializeVisitEvent(event: VisitEvent): string {
-  return JSON.stringify(visitEventSchema.parse(event));
-}

@@ -2,7 +2,7 @@ import {
   decodeLink,
   encodeLink,
   GONE,
-  GONE_MARKER,
+  GONE_VALUE,
   redirectTarget,
   RefusedEntry,
 } from './link-cache';
@@ -14,7 +14,7 @@ describe('link cache values', () => {
   });
 
   it('reads the gone marker as a deleted link', () => {
-    expect(decodeLink(GONE_MARKER)).toBe(GONE);
+    expect(decodeLink(GONE_VALUE)).toBe(GONE);
   });
 
   it.each([null, '', 'no-separator', '|https://x', 'abc|https://x', '123|'])(

@@ -32,7 +32,8 @@ export interface LinkCache {
   subscribe(listener: (code: string | null) => void): Promise<() => Promise<void>>;
 }
 
-const GONE_VALUE = '!';
+/** The stored value of a deleted link (kept a while so no redirect refills it). */
+export const GONE_VALUE = '!';
 
 /** Value format: "<expiresAt>|<url>" for a link, "!" for a deleted one. */
 export function encodeLink(link: CachedLink): string {
@@ -83,5 +84,3 @@ export function decodeLink(value: string | null): CacheEntry | RefusedEntry {
   const target = redirectTarget(url);
   return target.ok ? { url, expiresAt } : new RefusedEntry(target.reason);
 }
-
-export const GONE_MARKER = GONE_VALUE;

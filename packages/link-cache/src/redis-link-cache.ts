@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import {
   decodeLink,
   encodeLink,
-  GONE_MARKER,
+  GONE_VALUE,
   RefusedEntry,
   type CacheEntry,
   type CachedLink,
@@ -52,7 +52,7 @@ export class RedisLinkCache implements LinkCache {
   }
 
   async delete(code: string): Promise<void> {
-    await this.redis.set(linkKey(code), GONE_MARKER, 'PX', GONE_TTL_MS);
+    await this.redis.set(linkKey(code), GONE_VALUE, 'PX', GONE_TTL_MS);
     await this.redis.publish(INVALIDATION_CHANNEL, code);
   }
 

@@ -1,5 +1,5 @@
 import cookieParser from 'cookie-parser';
-import type { Adapter, Logger } from '@shortener/chassis';
+import { compileTrustedProxies, type Adapter, type Logger } from '@shortener/chassis';
 import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import type { GatewayConfig } from './config';
@@ -44,7 +44,7 @@ export function startGateway({
     configure: (app) => {
       app.use(stripInternalHeaders);
       // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
-      app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
+      app.set('trust proxy', compileTrustedProxies(config.TRUSTED_PROXIES));
       app.use(securityHeaders(config.PUBLIC_ORIGIN));
       app.use(cookieParser());
     },

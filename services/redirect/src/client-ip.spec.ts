@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import express from 'express';
+import { compileTrustedProxies } from '@shortener/chassis';
 import { clientIp, trustedProxies } from './client-ip';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
@@ -48,4 +50,73 @@ describe('clientIp', () => {
   it('rejects a configured entry that is not an address', () => {
     expect(() => trustedProxies(['proxy.local'])).toThrow('TRUSTED_PROXIES');
   });
+
+  it('reads `loopback` as the gateway does: 127.0.0.0/8 and ::1 are trusted proxies', () => {
+    const loopback = trustedProxies(['loopback']);
+    expect(clientIp(request('127.0.0.1', '198.51.100.7'), loopback)).toBe('198.51.100.7');
+    expect(clientIp(request('::1', '198.51.100.7'), loopback)).toBe('198.51.100.7');
+    expect(clientIp(request('::ffff:127.0.0.1', '2001:db8::7'), loopback)).toBe('2001:db8::7');
+    expect(clientIp(request('203.0.113.9', '198.51.100.7'), loopback)).toBe('203.0.113.9');
+  });
+});
+
+describe('clientIp answers as the gateway does', () => {
+  /** The gateway's address: Express's req.ip under the same TRUSTED_PROXIES, IPv4 unmapped. */
+  function gatewayIp(entries: string[], remoteAddress: string, forwardedFor?: string): string {
+    const app = express();
+    app.set('trust proxy', compileTrustedProxies(entries));
+    const req = Object.create(app.request as object, {
+      socket: { value: { remoteAddress } },
+      headers: {
+        value: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+      },
+    }) as express.Request;
+    const ip = req.ip ?? '';
+    return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+  }
+
+  const lists: string[][] = [
+    [],
+    ['loopback'],
+    ['uniquelocal'],
+    ['linklocal', '192.0.2.1'],
+    ['10.0.0.0/8', '::1'],
+    ['2001:db8::/32', '127.0.0.1'],
+  ];
+  const peers = [
+    '127.0.0.1',
+    '127.0.0.2',
+    '::1',
+    '::ffff:127.0.0.1',
+    '10.1.2.3',
+    '::ffff:10.1.2.3',
+    '192.0.2.1',
+    '203.0.113.9',
+    'fe80::1',
+    '2001:db8::5',
+  ];
+  const headers = [
+    undefined,
+    '198.51.100.7',
+    '6.6.6.6, 198.51.100.7, 10.0.0.2',
+    '2001:db8::9, ::1',
+    '198.51.100.7, 127.0.0.2',
+    '198.51.100.7,::ffff:10.0.0.2',
+    '169.254.1.1, 2001:db8::1',
+  ];
+  it.each(lists.map((entries) => ({ entries })))(
+    'for TRUSTED_PROXIES=$entries, every peer and X-Forwarded-For in the table',
+    ({ entries }) => {
+      const trusted = trustedProxies(entries);
+      for (const peer of peers) {
+        for (const header of headers) {
+          expect({ peer, header, ip: clientIp(request(peer, header), trusted) }).toEqual({
+            peer,
+            header,
+            ip: gatewayIp(entries, peer, header),
+          });
+        }
+      }
+    },
+  );
 });

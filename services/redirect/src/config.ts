@@ -20,7 +20,7 @@ export const redirectConfigShape = {
   KAFKA_PASSWORD: kafkaEnv.password(),
   KAFKA_SSL: kafkaEnv.ssl(),
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
-  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */
+  /** Proxies whose X-Forwarded-For is believed, as the gateway reads them (compileTrustedProxies). */
   TRUSTED_PROXIES: env.list(''),
   /** How long this instance answers a code from memory (deletes also arrive by broadcast). */
   LOCAL_CACHE_TTL_MS: env.int(1000, 0, 60_000),

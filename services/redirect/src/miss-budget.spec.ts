@@ -42,4 +42,17 @@ describe('MissBudget', () => {
     expect(budget.for('192.0.2.2').take()).toBe(true);
     expect(budget.for('192.0.2.3').take()).toBe(false);
   });
+
+  it('counts only a take as seeing a client: a refund or a Retry-After question does not', () => {
+    const budget = new MissBudget({ perMinute: 1, burst: 1, maxClients: 2 });
+    const first = budget.for('192.0.2.1');
+    first.take();
+    budget.for('192.0.2.2').take();
+    first.refund();
+    budget.retryAfterSeconds('192.0.2.1');
+    budget.for('192.0.2.3').take();
+    // 192.0.2.1 was the least recently seen, and forgotten: it starts with a full bucket.
+    expect(budget.for('192.0.2.1').take()).toBe(true);
+    expect(budget.for('192.0.2.3').take()).toBe(false);
+  });
 });

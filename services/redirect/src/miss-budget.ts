@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { clientKey } from '@shortener/chassis';
 
 /** What one lookup may spend: a token taken before asking the links service, given back on a hit. */
@@ -28,11 +29,12 @@ interface Bucket {
  * links service (the database) take from it; links found give their token back.
  */
 export class MissBudget {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets: LRUCache<string, Bucket>;
   private readonly perMs: number;
 
   constructor(private readonly options: MissBudgetOptions) {
     this.perMs = options.perMinute / 60_000;
+    this.buckets = new LRUCache({ max: options.maxClients });
   }
 
   /** The allowance of the client at this address, for one lookup. */
@@ -46,7 +48,7 @@ export class MissBudget {
         return true;
       },
       refund: () => {
-        const bucket = this.buckets.get(key);
+        const bucket = this.buckets.peek(key);
         if (bucket) bucket.tokens = Math.min(this.options.burst, bucket.tokens + 1);
       },
     };
@@ -54,7 +56,7 @@ export class MissBudget {
 
   /** Whole seconds until the client at this address may miss again, for Retry-After. */
   retryAfterSeconds(address: string): number {
-    const bucket = this.buckets.get(clientKey(address));
+    const bucket = this.buckets.peek(clientKey(address));
     const missing = bucket ? 1 - bucket.tokens : 0;
     return Math.max(1, Math.ceil(missing / this.perMs / 1000));
   }
@@ -63,24 +65,19 @@ export class MissBudget {
     return this.buckets.size;
   }
 
+  /** The client's bucket, refilled to now; reading it makes the client the most recent. */
   private fill(key: string, now: number): Bucket {
-    let bucket = this.buckets.get(key);
-    if (bucket) {
-      // Re-inserted: a Map iterates in insertion order, so its first key is the least recent.
-      this.buckets.delete(key);
-      bucket.tokens = Math.min(
-        this.options.burst,
-        bucket.tokens + (now - bucket.filledAt) * this.perMs,
-      );
-      bucket.filledAt = now;
-    } else {
-      if (this.buckets.size >= this.options.maxClients) {
-        const oldest = this.buckets.keys().next();
-        if (!oldest.done) this.buckets.delete(oldest.value);
-      }
-      bucket = { tokens: this.options.burst, filledAt: now };
+    const bucket = this.buckets.get(key);
+    if (!bucket) {
+      const fresh = { tokens: this.options.burst, filledAt: now };
+      this.buckets.set(key, fresh);
+      return fresh;
     }
-    this.buckets.set(key, bucket);
+    bucket.tokens = Math.min(
+      this.options.burst,
+      bucket.tokens + (now - bucket.filledAt) * this.perMs,
+    );
+    bucket.filledAt = now;
     return bucket;
   }
 }

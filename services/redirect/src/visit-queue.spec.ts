@@ -66,6 +66,29 @@ describe('VisitQueue', () => {
     expect(queue.counters.publishErrors).toBe(2);
   });
 
+  it('waits between retries with jittered, doubling back-off, shortest again after a success', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0); // the shortest wait of each step: half of it
+    const warn = jest.fn();
+    const publisher = new RecordingPublisher();
+    publisher.failuresLeft = 3;
+    const queue = new VisitQueue(publisher, {
+      maxSize: 1000,
+      batchMax: 1,
+      flushIntervalMs: 5,
+      logger: { warn } as unknown as typeof logger,
+    });
+    queue.push(event(0));
+    while (publisher.batches.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    publisher.failuresLeft = 1;
+    queue.push(event(1));
+    await queue.drain();
+    jest.restoreAllMocks();
+    expect(warn.mock.calls.map(([fields]) => (fields as { retryInMs: number }).retryInMs)).toEqual([
+      50, 100, 200, 50,
+    ]);
+    expect(publisher.published).toEqual([0, 1]);
+  });
+
   it('drops new visits when full instead of blocking, and counts them', async () => {
     const publisher = new RecordingPublisher();
     publisher.failuresLeft = 1;

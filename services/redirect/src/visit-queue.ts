@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { Backoff } from '@shortener/chassis';
 import type { VisitEvent } from '@shortener/contracts';
 
 /** Where queued visits go: Kafka when distributed, an in-process bus when embedded. */
@@ -66,14 +67,15 @@ export class VisitQueue {
   }
 
   private async run(): Promise<void> {
-    let backoffMs = 0;
+    const backoff = new Backoff({ initialMs: 100, maxMs: 2000 });
+    let retryInMs = 0;
     for (;;) {
       if (this.queue.length === 0) {
         if (this.stopping) return;
         await this.pause(this.options.flushIntervalMs);
         continue;
       }
-      if (backoffMs > 0) await this.pause(backoffMs);
+      if (retryInMs > 0) await this.pause(retryInMs);
       else if (!this.stopping && this.queue.length < this.options.batchMax) {
         // Let a batch gather: one send of many visits costs about as much as one of a few.
         await this.pause(this.options.flushIntervalMs);
@@ -82,13 +84,14 @@ export class VisitQueue {
       try {
         await this.publisher.publish(batch);
         this.count('published', batch.length);
-        backoffMs = 0;
+        retryInMs = 0;
+        backoff.reset();
       } catch (error) {
         this.count('publishErrors', 1);
         this.queue = batch.concat(this.queue);
-        backoffMs = Math.min(Math.max(backoffMs * 2, 100), 2000);
+        retryInMs = backoff.next();
         this.options.logger.warn(
-          { err: (error as Error).message, queued: this.queue.length, retryInMs: backoffMs },
+          { err: (error as Error).message, queued: this.queue.length, retryInMs },
           'visits not published yet',
         );
       }

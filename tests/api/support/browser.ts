@@ -1,3 +1,4 @@
+import { CookieJar } from 'tough-cookie';
 import { REQUESTED_WITH_HEADER } from '@shortener/contracts';
 
 export interface StoredCookie {
@@ -5,88 +6,70 @@ export interface StoredCookie {
   value: string;
   path: string;
   httpOnly: boolean;
+  /** As the jar normalises it: 'lax', 'strict', 'none', or undefined when not set. */
   sameSite: string | undefined;
   secure: boolean;
 }
 
-/** One Set-Cookie line, as a browser reads it. */
-function parseSetCookie(
-  line: string,
-  requestPath: string,
-): { cookie: StoredCookie; expired: boolean } | undefined {
-  const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-  const equals = pair.indexOf('=');
-  if (equals <= 0) return undefined;
-  const cookie: StoredCookie = {
-    name: pair.slice(0, equals),
-    value: pair.slice(equals + 1),
-    path: requestPath.slice(0, requestPath.lastIndexOf('/') + 1) || '/',
-    httpOnly: false,
-    sameSite: undefined,
-    secure: false,
-  };
-  let expired = false;
-  for (const attribute of attributes) {
-    const [key = '', value = ''] = attribute.split('=');
-    switch (key.toLowerCase()) {
-      case 'path':
-        cookie.path = value;
-        break;
-      case 'httponly':
-        cookie.httpOnly = true;
-        break;
-      case 'secure':
-        cookie.secure = true;
-        break;
-      case 'samesite':
-        cookie.sameSite = value;
-        break;
-      case 'max-age':
-        expired ||= Number(value) <= 0;
-        break;
-      case 'expires':
-        expired ||= Date.parse(value) <= Date.now();
-        break;
-    }
-  }
-  return { cookie, expired };
+/**
+ * The URL a cookie is stored and sent under. Browsers treat loopback as a secure context
+ * (http://localhost keeps and sends Secure cookies), and the test stacks on 127.0.0.1
+ * stand for the site behind its TLS proxy: so loopback is looked up as https.
+ */
+function jarUrl(url: URL): string {
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (!loopback || url.protocol !== 'http:') return url.toString();
+  return `https://${url.host}${url.pathname}${url.search}`;
 }
 
+/** Where the test stacks answer: cookies planted by setCookie() are for this host. */
+const STACK_HOST = 'http://127.0.0.1/';
+
 /**
- * Just enough of a browser for the sign-in flow: a cookie jar (by name and path, as one
- * host sees it), no automatic redirects so each hop can be checked, and the page's API
- * headers on request.
+ * Just enough of a browser for the sign-in flow: a cookie jar (tough-cookie, RFC 6265 as
+ * browsers apply it: host, path, Secure, HttpOnly, expiry, the __Host- prefix), no
+ * automatic redirects so each hop can be checked, and the page's API headers on request.
  */
 export class Browser {
-  private readonly jar = new Map<string, StoredCookie>();
+  private readonly jar = new CookieJar();
+  private lastUrl = jarUrl(new URL(STACK_HOST));
 
   constructor(private readonly headers: Record<string, string> = {}) {}
 
+  /** The cookie of this name the last host asked holds, on any path. */
   cookie(name: string): StoredCookie | undefined {
-    return [...this.jar.values()].find((cookie) => cookie.name === name);
+    const found = this.jar
+      .getCookiesSync(this.lastUrl, { allPaths: true })
+      .find((cookie) => cookie.key === name);
+    return (
+      found && {
+        name: found.key,
+        value: found.value,
+        path: found.path ?? '/',
+        httpOnly: found.httpOnly,
+        sameSite: found.sameSite,
+        secure: found.secure,
+      }
+    );
   }
 
-  setCookie(name: string, value: string): void {
-    this.jar.set(`${name};/`, {
-      name,
-      value,
-      path: '/',
-      httpOnly: true,
-      sameSite: 'Lax',
-      secure: false,
-    });
+  /** Plants a session-like cookie (Path=/, HttpOnly, SameSite=Lax, Secure) for the stacks' host. */
+  setCookie(name: string, value: string, url = STACK_HOST): void {
+    this.jar.setCookieSync(
+      `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Secure`,
+      jarUrl(new URL(url)),
+    );
   }
 
   clearCookies(): void {
-    this.jar.clear();
+    this.jar.removeAllCookiesSync();
   }
 
   /** One request, redirects not followed; Set-Cookie goes into the jar. */
   async fetch(url: string, init: RequestInit & { api?: boolean } = {}): Promise<Response> {
     const target = new URL(url);
-    const cookies = [...this.jar.values()]
-      .filter((cookie) => target.pathname.startsWith(cookie.path))
-      .map((cookie) => `${cookie.name}=${cookie.value}`);
+    this.lastUrl = jarUrl(target);
+    const cookies = this.jar.getCookieStringSync(this.lastUrl);
     const { api, ...rest } = init;
     const response = await fetch(target, {
       ...rest,
@@ -94,16 +77,13 @@ export class Browser {
       headers: {
         ...this.headers,
         ...(api ? { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest' } : {}),
-        ...(cookies.length > 0 ? { cookie: cookies.join('; ') } : {}),
+        ...(cookies !== '' ? { cookie: cookies } : {}),
         ...(rest.headers as Record<string, string> | undefined),
       },
     });
     for (const line of response.headers.getSetCookie()) {
-      const parsed = parseSetCookie(line, target.pathname);
-      if (!parsed) continue;
-      const key = `${parsed.cookie.name};${parsed.cookie.path}`;
-      if (parsed.expired) this.jar.delete(key);
-      else this.jar.set(key, parsed.cookie);
+      // A line the jar refuses is dropped, as a browser drops it.
+      this.jar.setCookieSync(line, this.lastUrl, { ignoreError: true });
     }
     return response;
   }

@@ -5,6 +5,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { VisitsRepository } from './visits.repository';
@@ -15,8 +16,7 @@ import { VisitsRepository } from './visits.repository';
  */
 @Injectable()
 export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private job: PeriodicJob | undefined;
 
   constructor(
     @Inject(VisitsRepository) private readonly visits: VisitsRepository,
@@ -25,26 +25,20 @@ export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.runOnce(), this.config.TOMBSTONE_PURGE_INTERVAL_MS);
-    this.timer.unref();
+    this.job = periodic({
+      name: 'tombstone purge',
+      everyMs: this.config.TOMBSTONE_PURGE_INTERVAL_MS,
+      run: () => this.purge(),
+      logger: this.logger,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.job?.stop();
   }
 
-  async runOnce(): Promise<void> {
-    if (this.running) return;
-    this.running = this.visits
-      .purgeTombstones(this.config.TOMBSTONE_RETENTION_DAYS)
-      .then((purged) => {
-        if (purged > 0) this.logger.info({ purged }, 'old tombstones purged');
-      })
-      .catch((error: unknown) =>
-        this.logger.warn({ err: String(error) }, 'tombstone purge failed; will retry'),
-      )
-      .finally(() => (this.running = undefined));
-    await this.running;
+  private async purge(): Promise<void> {
+    const purged = await this.visits.purgeTombstones(this.config.TOMBSTONE_RETENTION_DAYS);
+    if (purged > 0) this.logger.info({ purged }, 'old tombstones purged');
   }
 }

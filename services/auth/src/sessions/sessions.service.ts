@@ -8,6 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { DAY_MS, type CurrentSession } from '@shortener/contracts';
+import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AuthConfig } from '../config';
@@ -39,7 +40,7 @@ const TOUCH_EVERY = '1 minute';
  */
 @Injectable()
 export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
+  private purge: PeriodicJob | undefined;
 
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
@@ -48,12 +49,16 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.purgeExpired(), this.config.SESSION_PURGE_INTERVAL_MS);
-    this.timer.unref();
+    this.purge = periodic({
+      name: 'sessions purge',
+      everyMs: this.config.SESSION_PURGE_INTERVAL_MS,
+      run: () => this.purgeExpired(),
+      logger: this.logger,
+    });
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.purge?.stop();
   }
 
   async create(userId: string): Promise<NewSession> {
@@ -105,17 +110,13 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
 
   async purgeExpired(): Promise<void> {
     if (!this.database.isConnected) return;
-    try {
-      // For a DELETE, TypeORM answers [rows, affected count].
-      const [, count] = await this.database.dataSource.query<[unknown, number]>(
-        `DELETE FROM auth.sessions
-         WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(days => $1)`,
-        [this.config.SESSION_IDLE_DAYS],
-      );
-      if (count > 0) this.logger.info({ purged: count }, 'expired and idle sessions purged');
-    } catch (error) {
-      this.logger.warn({ err: String(error) }, 'expired sessions not purged; will retry');
-    }
+    // For a DELETE, TypeORM answers [rows, affected count].
+    const [, count] = await this.database.dataSource.query<[unknown, number]>(
+      `DELETE FROM auth.sessions
+       WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(days => $1)`,
+      [this.config.SESSION_IDLE_DAYS],
+    );
+    if (count > 0) this.logger.info({ purged: count }, 'expired and idle sessions purged');
   }
 
   private db(): DataSource {

@@ -44,6 +44,19 @@ describe('SessionResolver', () => {
     expect(request).toHaveBeenCalledTimes(2);
   });
 
+  it('remembers at most 10,000 sessions, the least recently used out first', async () => {
+    const { resolver, request } = resolverWith(found);
+    const id = (n: number): string => String(n).padStart(43, 'S');
+    for (let n = 0; n < 10_000; n += 1) await resolver.resolve(id(n));
+    await resolver.resolve(id(0)); // read again: now the most recent
+    await resolver.resolve(id(10_000)); // one more evicts the least recent, id(1)
+    expect(request).toHaveBeenCalledTimes(10_001);
+    await resolver.resolve(id(0));
+    expect(request).toHaveBeenCalledTimes(10_001);
+    await resolver.resolve(id(1));
+    expect(request).toHaveBeenCalledTimes(10_002);
+  });
+
   it('treats an unknown or expired session (404) as nobody', async () => {
     const { resolver } = resolverWith(() =>
       Promise.resolve({ status: 404, body: { message: 'No such session, or it has expired' } }),

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { internalApi, SESSION_ID_PATTERN, type SessionUser } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
@@ -21,7 +22,8 @@ interface Entry {
  */
 @Injectable()
 export class SessionResolver {
-  private readonly entries = new Map<string, Entry>();
+  /** Bounded: the least recently used session goes first. Expiry is the entry's `until`. */
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
 
   constructor(
     @Inject(AUTH_CLIENT) private readonly auth: InternalClient,
@@ -57,13 +59,6 @@ export class SessionResolver {
 
   private remember(sessionId: string, entry: Entry): void {
     if (this.config.SESSION_CACHE_MS === 0) return;
-    this.entries.delete(sessionId);
     this.entries.set(sessionId, entry);
-    // Oldest first: a Map iterates in insertion order.
-    while (this.entries.size > MAX_ENTRIES) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
   }
 }

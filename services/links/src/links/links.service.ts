@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import {
   ANONYMOUS_MAX_EXPIRY_DAYS,
-  checkTargetUrl,
   DAY_MS,
   isShortCode,
   MESSAGES,
@@ -24,6 +23,7 @@ import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 import { generateShortCode } from './short-code';
+import { checkTargetUrl } from './target-url';
 
 interface LinkRow {
   code: string;

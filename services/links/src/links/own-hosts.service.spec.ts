@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { checkTargetUrl } from '@shortener/contracts';
+import { checkTargetUrl } from './target-url';
 import { loadLinksConfig } from '../config';
 import { OwnHostsService } from './own-hosts.service';
 

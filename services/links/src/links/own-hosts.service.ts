@@ -8,6 +8,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { ownHosts, type LinksConfig } from '../config';
 
@@ -33,7 +34,7 @@ function interfaceAddresses(): string[] {
 export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly configured: string[];
   private current: string[];
-  private timer: NodeJS.Timeout | undefined;
+  private job: PeriodicJob | undefined;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: LinksConfig,
@@ -49,14 +50,19 @@ export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    // Not awaited: a slow resolver must not hold up the start; names are refused meanwhile.
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
-    this.timer.unref();
+    // Run at start, not awaited: a slow resolver must not hold up the start; names are
+    // refused meanwhile.
+    this.job = periodic({
+      name: 'own hosts refresh',
+      everyMs: REFRESH_MS,
+      run: () => this.refresh(),
+      logger: this.logger,
+      runAtStart: true,
+    });
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.job?.stop();
   }
 
   async refresh(): Promise<void> {

@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { internalApi } from '@shortener/contracts';
-import { InternalClient } from '@shortener/chassis';
+import { InternalClient, periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
@@ -22,8 +22,8 @@ const BATCH = 500;
 @Injectable()
 export class RemovalsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly analytics: InternalClient;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private running: Promise<void> | undefined;
+  private job: PeriodicJob | undefined;
+  private lastPurge = Date.now();
 
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
@@ -39,22 +39,25 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    this.timers.push(
-      setInterval(
-        () => void this.runOnce(() => this.settlePending()),
-        this.config.REMOVALS_INTERVAL_MS,
-      ),
-      setInterval(
-        () => void this.runOnce(() => this.purgeExpired()),
-        this.config.PURGE_INTERVAL_MS,
-      ),
-    );
-    for (const timer of this.timers) timer.unref();
+    // One job for both rounds, so a purge (which settles too) and a retry never overlap.
+    const { REMOVALS_INTERVAL_MS, PURGE_INTERVAL_MS } = this.config;
+    this.job = periodic({
+      name: 'removals',
+      everyMs: Math.min(REMOVALS_INTERVAL_MS, PURGE_INTERVAL_MS),
+      run: async () => {
+        if (Date.now() - this.lastPurge >= PURGE_INTERVAL_MS) {
+          this.lastPurge = Date.now();
+          await this.purgeExpired();
+        } else {
+          await this.settlePending();
+        }
+      },
+      logger: this.logger,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    await this.running;
+    await this.job?.stop();
   }
 
   /**
@@ -130,14 +133,5 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
       );
       return false;
     }
-  }
-
-  private async runOnce(task: () => Promise<unknown>): Promise<void> {
-    if (this.running) return;
-    this.running = task()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'background task failed'))
-      .finally(() => (this.running = undefined));
-    await this.running;
   }
 }
