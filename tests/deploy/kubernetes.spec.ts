@@ -650,7 +650,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       }
     }
     expect(problems).toEqual([]);
-    expect(clients.sort()).toEqual(['gateway', 'links', 'redirect']);
+    expect(clients.sort()).toEqual(['analytics', 'gateway', 'links', 'redirect']);
   });
 
   const replicasAtRest = (deployment: Deployment): number | undefined => {
