@@ -115,7 +115,6 @@ export async function startServices(
     // (databaseReady); OPS_PORT is the gateway's.
     OPS_PORT: undefined,
   });
-  const logger = (service: string, level: string): Logger => createLogger(service, level);
 
   const redisUrl = environment['REDIS_URL'];
   const kafka = Boolean(environment['KAFKA_BROKERS']);
@@ -129,7 +128,7 @@ export async function startServices(
   const starters: Record<string, () => Promise<Running>> = {
     analytics: () => {
       const config = loadAnalyticsConfig(internal());
-      const log = logger('analytics', config.LOG_LEVEL);
+      const log = createLogger('analytics', config.LOG_LEVEL);
       const visits = bus
         ? inProcess(bus, [bus.readiness('visit bus')])
         : kafkaVisitSource(config, log);
@@ -140,17 +139,17 @@ export async function startServices(
     },
     links: () => {
       const config = loadLinksConfig(internal());
-      const log = logger('links', config.LOG_LEVEL);
+      const log = createLogger('links', config.LOG_LEVEL);
       const adapters = { linkCache: cacheFor(log, config.REDIS_URL) };
       return startLinks({ config, logger: log, adapters, hosted: true });
     },
     auth: () => {
       const config = loadAuthConfig(internal());
-      return startAuth({ config, logger: logger('auth', config.LOG_LEVEL), hosted: true });
+      return startAuth({ config, logger: createLogger('auth', config.LOG_LEVEL), hosted: true });
     },
     redirect: () => {
       const config = loadRedirectConfig(internal());
-      const log = logger('redirect', config.LOG_LEVEL);
+      const log = createLogger('redirect', config.LOG_LEVEL);
       const visits: Adapter<VisitPublisher> = bus
         ? inProcess(bus, [bus.readiness('visit consumer')])
         : kafkaVisitPublisher(config, log);
@@ -166,11 +165,10 @@ export async function startServices(
         HOST: composition.publicHost,
         OPS_PORT: composition.opsPort,
       });
-      const log = logger('gateway', config.LOG_LEVEL);
-      const adapters =
-        redisUrl || !liveVisits
-          ? gatewayRedis(config, log)
-          : { rateLimits: inProcess(new MemoryRateLimiter()), liveVisits: inProcess(liveVisits) };
+      const log = createLogger('gateway', config.LOG_LEVEL);
+      const adapters = liveVisits
+        ? { rateLimits: inProcess(new MemoryRateLimiter()), liveVisits: inProcess(liveVisits) }
+        : gatewayRedis(config, log);
       const running = await startGateway({ config, logger: log, adapters, hosted: true });
       gateway = { port: running.port, server: running.app.getHttpServer() as Server };
       return running;
