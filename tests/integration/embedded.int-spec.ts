@@ -48,10 +48,27 @@ describe('embedded mode', () => {
       const visited = await shorten('https://example.com/visited');
       const kept = await shorten('https://example.com/still-here');
       expect(visited.loggedIn).toBe(true);
+      // The live stream, over the in-process notices the host hands analytics and the gateway.
+      const live = await browser.fetch(`${app.url}/api/stats/${visited.url}/live`, {
+        headers: { 'sec-fetch-site': 'same-origin' },
+      });
+      expect(live.status).toBe(200);
+      const events = live.body!.getReader();
+      let streamed = '';
+      const liveVisit = (async () => {
+        while (!streamed.includes('event: visit')) {
+          const chunk: { done: boolean; value?: Uint8Array } = await events.read();
+          if (chunk.done) break;
+          streamed += new TextDecoder().decode(chunk.value);
+        }
+        return streamed;
+      })();
       await fetch(`${app.url}/r/${visited.url}`, {
         redirect: 'manual',
         headers: { 'user-agent': CHROME },
       });
+      expect(await liveVisit).toMatch(/event: visit\ndata: .*"country":"ZZ".*"device":"desktop"/);
+      await events.cancel();
 
       const visitors = await waitFor(
         async () => {
@@ -65,6 +82,10 @@ describe('embedded mode', () => {
       expect(visitors).toEqual([
         expect.objectContaining({ userAgent: { platform: 'Windows', browser: 'Chrome' } }),
       ]);
+      const stats = (await (
+        await browser.fetch(`${app.url}/api/stats/${visited.url}?range=all`, { headers: XHR })
+      ).json()) as { totals: { visits: number; humans: number; uniqueVisitors: number } };
+      expect(stats.totals).toEqual({ visits: 1, humans: 1, bots: 0, uniqueVisitors: 1 });
       const user = (await (
         await browser.fetch(`${app.url}/api/user`, { headers: XHR })
       ).json()) as {
