@@ -1,4 +1,6 @@
-// Redirect benchmark (a measurement, not a test). In one run on this machine it loads
+// Redirect benchmark (a measurement, not a test). It prints first the pinned comparison
+// (bench/pinned.mjs: the redirect service and a bare server each alone on core 0, wrk on
+// core 1; needs wrk and taskset), then, the whole box unpinned, in one run it loads
 //   (a) a bare node:http server answering a fixed 302, and
 //   (b) the real redirect service, with Redis lookups and Kafka publishing on, while the
 //       analytics consumer writes the visits to PostgreSQL on the same two cores, and
@@ -17,6 +19,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
+import { pinnedComparison } from './pinned.mjs';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
 import { freePort, startStack, waitFor } from '../packages/testkit/dist/index.js';
@@ -114,16 +117,6 @@ async function main() {
     const paths = codes.map((code) => `/r/${code}`);
     const redirect = stack.get('redirect');
     const consumer = stack.get('analytics').child;
-
-    const bare = await bareServer();
-    await load(bare.url, paths, 2); // warm-up
-    const a = await measured('a: bare node:http 302', bare.url, paths, {
-      'server under test': bare.pid,
-    });
-    bare.stop();
-
-    // Warm-up without counting: its visits are stored too, so count from after it settles.
-    await load(redirect.url, paths, 2);
     const countVisits = async () => {
       const response = await analytics.request('POST', '/internal/visit-counts', {
         body: { codes },
@@ -135,6 +128,28 @@ async function main() {
       }
       return Object.values(response.body.counts).reduce((sum, n) => sum + n, 0);
     };
+
+    // First, the pinned comparison (wrk from Debian; taskset).
+    await load(redirect.url, paths, 2); // warm-up
+    await pinnedComparison({
+      redirect,
+      consumer,
+      others: [stack.get('links').child.pid],
+      paths,
+      served: () => redirectsServed(redirect.url),
+      stored: countVisits,
+    });
+
+    console.log('\nwhole box (nothing pinned, autocannon):');
+    const bare = await bareServer();
+    await load(bare.url, paths, 2); // warm-up
+    const a = await measured('a: bare node:http 302', bare.url, paths, {
+      'server under test': bare.pid,
+    });
+    bare.stop();
+
+    // Warm-up without counting: its visits are stored too, so count from after it settles.
+    await load(redirect.url, paths, 2);
     // Settled when every redirect served so far (warm-up included) is a stored visit.
     await waitFor(async () => (await countVisits()) === (await redirectsServed(redirect.url)), {
       intervalMs: 500,

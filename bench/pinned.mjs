@@ -1,0 +1,172 @@
+// The redirect benchmark's pinned mode (printed first): on 2 cores, the process under test on
+// core 0 and everything else on core 1, so the ratio says what the code costs, not who else
+// got the core. The redirect service and a bare node:http 302 server take turns on core 0
+// under the same wrk settings (1 thread, 64 connections, 8 s), twice each, alternating; the
+// analytics consumer is paused during the load runs (as if consumers ran elsewhere) and
+// catches up afterwards; PostgreSQL, Redis, the Kafka broker, the links service, this script
+// and wrk run on core 1. Affinities are put back afterwards.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const WRK = { threads: 1, connections: 64, seconds: 8 };
+const ROUNDS = 2;
+
+function cores() {
+  try {
+    return Number(execFileSync('nproc', { encoding: 'utf8' }).trim());
+  } catch {
+    return 1;
+  }
+}
+
+/** Sets the CPU affinity of every thread of each process; false if taskset is missing. */
+function pin(pids, cpus) {
+  for (const pid of pids) {
+    try {
+      execFileSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // the process ended meanwhile, or no taskset: the figure says so below
+    }
+  }
+}
+
+/** The pids of the shared servers: PostgreSQL (every backend), Redis, the Kafka broker. */
+function serverPids() {
+  const out = execFileSync('ps', ['-eo', 'pid=,comm=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(
+      ([, comm, ...argv]) =>
+        comm === 'postgres' ||
+        comm === 'redis-server' ||
+        (comm === 'java' && argv.join(' ').includes('kafka.Kafka')),
+    )
+    .map(([pid]) => Number(pid));
+}
+
+function durationMs(text) {
+  const [, value, unit] = /^([\d.]+)(us|ms|s|m)$/.exec(text) ?? [];
+  const scale = { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit];
+  return scale === undefined ? NaN : Number(value) * scale;
+}
+
+/** One wrk run (pinned to core 1) against `url`, rotating through `paths`. */
+async function wrk(url, script) {
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      '1',
+      'wrk',
+      `-t${WRK.threads}`,
+      `-c${WRK.connections}`,
+      `-d${WRK.seconds}s`,
+      '--latency',
+      '-s',
+      script,
+      url,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`wrk exited with ${code}: ${output}`);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]),
+    p50: durationMs(/\s50%\s+(\S+)/.exec(output)?.[1] ?? ''),
+    p99: durationMs(/\s99%\s+(\S+)/.exec(output)?.[1] ?? ''),
+  };
+}
+
+async function bareServer() {
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      '0',
+      process.execPath,
+      '-e',
+      `const s = require('node:http').createServer((req, res) => {
+         res.writeHead(302, { location: 'https://example.com/', 'cache-control': 'private, no-store' });
+         res.end();
+       }).listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [port] = await once(child.stdout, 'data');
+  return { url: `http://127.0.0.1:${String(port).trim()}`, stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * Runs the pinned comparison and prints it; answers the figures. `redirect` and `consumer`
+ * are the redirect and analytics processes of the benchmark's stack; `others` the pids of its
+ * other services; `served()` the redirect's own count of redirects, `stored()` the visits
+ * analytics has stored for the benchmark's codes.
+ */
+export async function pinnedComparison({ redirect, consumer, others, paths, served, stored }) {
+  if (cores() < 2) {
+    console.log('pinned mode: needs 2 cores; skipped');
+    return null;
+  }
+  const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'paths.lua');
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\n` +
+      'local i = 0\n' +
+      'request = function()\n' +
+      '  i = i % #paths + 1\n' +
+      '  return wrk.format("GET", paths[i], {["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64) bench"})\n' +
+      'end\n',
+  );
+  const everyone = [...serverPids(), ...others, consumer.pid, process.pid];
+  const bare = await bareServer();
+  pin(everyone, '1');
+  pin([redirect.child.pid], '0');
+  const servedBefore = await served();
+  const storedBefore = await stored();
+  const runs = { bare: [], redirect: [] };
+  consumer.kill('SIGSTOP');
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      runs.bare.push(await wrk(bare.url, script));
+      runs.redirect.push(await wrk(redirect.url, script));
+    }
+  } finally {
+    consumer.kill('SIGCONT');
+    bare.stop();
+  }
+  const redirected = (await served()) - servedBefore;
+  let kept = 0;
+  const began = Date.now();
+  while (Date.now() - began < 180_000) {
+    kept = (await stored()) - storedBefore;
+    if (kept >= redirected) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  pin([...everyone, redirect.child.pid], '0,1');
+
+  const best = (list) => list.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const bestBare = best(runs.bare);
+  const bestRedirect = best(runs.redirect);
+  console.log(
+    `pinned (redirect or bare server on core 0, all else on core 1; wrk -t${WRK.threads} ` +
+      `-c${WRK.connections} -d${WRK.seconds}s, ${ROUNDS} rounds alternating, analytics paused):`,
+  );
+  console.table(
+    [...runs.bare.map((r) => ({ server: 'bare node:http 302', ...r }))].concat(
+      runs.redirect.map((r) => ({ server: 'redirect service', ...r })),
+    ),
+  );
+  console.log(
+    `pinned ratio (best runs): ${(bestRedirect.rps / bestBare.rps).toFixed(2)} ` +
+      `(${Math.round(bestRedirect.rps)} vs ${Math.round(bestBare.rps)} requests/s; goal >= 0.6); ` +
+      `redirect p99 ${bestRedirect.p99} ms (goal <= 5 ms)`,
+  );
+  console.log(`pinned: redirects served ${redirected}, visits stored ${kept}`);
+  return { ratio: bestRedirect.rps / bestBare.rps, redirected, stored: kept };
+}
