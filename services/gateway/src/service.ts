@@ -1,11 +1,12 @@
 import cookieParser from 'cookie-parser';
-import { compileTrustedProxies, type Adapter, type Logger } from '@shortener/chassis';
+import { compileTrustedProxies, createLogger, type Adapter, type Logger } from '@shortener/chassis';
 import { startNestService, type RunningService } from '@shortener/chassis-nest';
 import { AppModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { stripInternalHeaders } from './edge/internal-headers';
-import { securityHeaders } from './edge/security-headers';
+import { securityHeaders, securityHeaderValues } from './edge/security-headers';
 import type { RateLimiter } from './rate-limit/rate-limiter';
+import { inFront, redirectFastPath } from './proxy/redirect-fast-path';
 import type { LiveVisitFeed } from './stats/live-visits';
 
 /**
@@ -32,16 +33,27 @@ export function startGateway({
   logger,
   hosted = false,
 }: GatewayOptions): Promise<RunningService> {
+  const log = logger ?? createLogger('gateway', config.LOG_LEVEL);
   return startNestService({
     service: 'gateway',
     config,
-    logger,
+    logger: log,
     adapters: { ...adapters },
     module: AppModule.forRoot(config, adapters),
     // Bodies are read per route, behind the rate limits (EdgeModule), or streamed on to a
     // service by the proxy.
     bodies: false,
     configure: (app) => {
+      // /r/ goes to the redirect service before Express and Nest, as the Ingress does.
+      inFront(
+        app.getHttpServer(),
+        redirectFastPath({
+          target: config.REDIRECT_URL,
+          trustedProxies: config.TRUSTED_PROXIES,
+          logger: log,
+          answerHeaders: securityHeaderValues(config.PUBLIC_ORIGIN),
+        }),
+      );
       app.use(stripInternalHeaders);
       // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
       app.set('trust proxy', compileTrustedProxies(config.TRUSTED_PROXIES));

@@ -1,5 +1,5 @@
 import helmet from 'helmet';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * Security headers on every answer, the frontend's pages included: a CSP that allows only
@@ -24,4 +24,22 @@ export function securityHeaders(publicOrigin: string): RequestHandler {
     referrerPolicy: { policy: 'same-origin' },
     strictTransportSecurity: https ? { maxAge: 15_552_000, includeSubDomains: true } : false,
   });
+}
+
+/**
+ * The same headers as plain values, for answers that do not go through Express (the /r/
+ * fast path): what the middleware sets on an answer, taken once.
+ */
+export function securityHeaderValues(publicOrigin: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  const res = {
+    setHeader: (name: string, value: unknown) => {
+      values[name.toLowerCase()] = String(value);
+    },
+    removeHeader: (name: string) => {
+      delete values[name.toLowerCase()];
+    },
+  };
+  securityHeaders(publicOrigin)({} as Request, res as unknown as Response, () => undefined);
+  return values;
 }

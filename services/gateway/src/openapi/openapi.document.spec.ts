@@ -102,7 +102,7 @@ describe('the OpenAPI description', () => {
   it('asks every call for X-Requested-With but the live stream, which EventSource makes', () => {
     for (const [route, methods] of Object.entries(document.paths)) {
       for (const operation of Object.values(methods)) {
-        const requestedWith = expect.objectContaining({
+        const requestedWith: unknown = expect.objectContaining({
           name: 'X-Requested-With',
           in: 'header',
           required: true,
