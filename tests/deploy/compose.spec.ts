@@ -231,7 +231,12 @@ describe('docker-compose.yml', () => {
     const clients = [...builtServices(compose)]
       .filter(([name]) => configVariables(name).includes('REDIS_URL'))
       .map(([name, [, service]]) => [name, environmentOf(service).get('REDIS_URL')]);
-    expect(clients.map(([name]) => name).sort()).toEqual(['analytics', 'gateway', 'links', 'redirect']);
+    expect(clients.map(([name]) => name).sort()).toEqual([
+      'analytics',
+      'gateway',
+      'links',
+      'redirect',
+    ]);
     for (const [name, url] of clients) {
       expect({ name, url }).toEqual({
         name,
