@@ -217,6 +217,22 @@ describe('the stats API', () => {
     await signIn(carol, stack.url, 'carol');
   });
 
+  it('ends its live streams when the gateway stops, so SIGTERM waits for none of them', async () => {
+    const code = await newLink(carol);
+    const stream = new EventReader(await live(carol, code));
+    const gateway = stack.get('gateway');
+    const began = Date.now();
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+    // Well inside the 25 s shutdown deadline an open stream used to hold it to.
+    expect(Date.now() - began).toBeLessThan(10_000);
+    await waitFor(() => stream.ended, { what: 'the stream to end', timeoutMs: 5000 });
+    await stack.restart(gateway, 'SIGTERM');
+    // The browser reconnects (EventSource) to the new gateway: the stream works again.
+    const again = new EventReader(await live(carol, code));
+    await visit(code, '8.8.8.8', CHROME_WINDOWS);
+    await waitFor(() => again.visits().length === 1, { what: 'a live visit after the restart' });
+  });
+
   it('exports every visit as CSV that reads back', async () => {
     const code = await newLink(carol);
     await visit(code, '8.8.8.8', CHROME_WINDOWS, 'https://a.example/');

@@ -71,7 +71,8 @@ export async function startNestService<
   const { config } = options;
   const logger = options.logger ?? createLogger(options.service, config.LOG_LEVEL);
   const metrics = createMetrics(options.service);
-  const lifecycle: Lifecycle = { shuttingDown: false };
+  const stopping = new AbortController();
+  const lifecycle: Lifecycle = { shuttingDown: false, stopping: stopping.signal };
 
   const bodies = options.bodies ?? {};
   const root: DynamicModule = {
@@ -135,7 +136,9 @@ export async function startNestService<
         name: 'stop taking requests',
         run: async () => {
           lifecycle.shuttingDown = true;
-          await new Promise<void>((resolve) => server.close(() => resolve()));
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          stopping.abort();
+          await closed;
         },
       },
       { name: 'close connections', run: () => app.close() },

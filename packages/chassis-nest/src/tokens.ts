@@ -8,6 +8,11 @@ export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 
 export interface Lifecycle {
   shuttingDown: boolean;
+  /**
+   * Aborted when the service stops taking requests: what holds a connection open by design
+   * (a live event stream) ends then, so the server can close instead of waiting for it.
+   */
+  readonly stopping: AbortSignal;
 }
 /** The nonces of internal tokens this instance has taken (`UsedNonces`), one set per service. */
 export const USED_NONCES = Symbol('USED_NONCES');

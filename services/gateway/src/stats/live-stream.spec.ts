@@ -101,6 +101,24 @@ describe('the live stream', () => {
   });
 });
 
+describe('the live stream at shutdown', () => {
+  it('ends when the gateway stops taking requests, so closing the server waits for nothing', () => {
+    const res = new FakeResponse();
+    const visits = feed();
+    const stopping = new AbortController();
+    streamVisits(res as unknown as ServerResponse, {
+      urlID: 'AbC1234',
+      feed: visits.value,
+      sessionAlive: () => Promise.resolve(true),
+      stopping: stopping.signal,
+    });
+    expect(res.ended).toBe(false);
+    stopping.abort();
+    expect(res.ended).toBe(true);
+    expect(visits.watching('AbC1234')).toBe(0);
+  });
+});
+
 describe('sameOrigin', () => {
   const origin = 'http://localhost:8080';
   it('takes our own pages, and clients that name no site', () => {

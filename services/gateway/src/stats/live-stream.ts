@@ -13,6 +13,8 @@ export interface LiveStreamOptions {
   /** Resolves false once the session the stream was opened with has ended. */
   sessionAlive: () => Promise<boolean>;
   heartbeatMs?: number;
+  /** Aborted when the gateway stops: the stream ends, and the browser reconnects elsewhere. */
+  stopping?: AbortSignal;
 }
 
 /**
@@ -39,6 +41,7 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): v
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
+    options.stopping?.removeEventListener('abort', close);
     res.end();
   };
   const heartbeat = setInterval(() => {
@@ -58,6 +61,8 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): v
   }, options.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
   res.on('close', close);
+  if (options.stopping?.aborted) close();
+  options.stopping?.addEventListener('abort', close, { once: true });
 }
 
 /**

@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { statsQuerySchema, type LinkStats, type SessionUser } from '@shortener/contracts';
-import { SERVICE_CONFIG } from '@shortener/chassis-nest';
+import { LIFECYCLE, SERVICE_CONFIG, type Lifecycle } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 import { parseRequest } from '../edge/parse-request';
 import { RequestId } from '../edge/request-id.decorator';
@@ -22,6 +22,7 @@ export class StatsController {
     @Inject(LIVE_VISITS) private readonly feed: LiveVisitFeed,
     @Inject(SessionResolver) private readonly sessions: SessionResolver,
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LIFECYCLE) private readonly lifecycle: Lifecycle,
   ) {}
 
   @Get('stats/:urlID')
@@ -53,6 +54,7 @@ export class StatsController {
       feed: this.feed,
       sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
       heartbeatMs: this.config.LIVE_HEARTBEAT_MS,
+      stopping: this.lifecycle.stopping,
     });
   }
 
