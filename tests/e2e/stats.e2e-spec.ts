@@ -11,6 +11,7 @@ import {
   eventually,
   expectAccessible,
   holdNextRequest,
+  keyboardTo,
   launchChromium,
   screenshots,
   startLandingServer,
@@ -116,13 +117,25 @@ describe('the Stats section of a link', () => {
     });
   }
 
+  async function toTop(): Promise<void> {
+    await page.evaluate(() => {
+      (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0);
+    });
+  }
+
   /** The section alone, pictured at both widths, measured at 390 px. */
   async function pictureSection(name: string): Promise<void> {
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     for (const size of [DESKTOP, PHONE]) {
       await page.setViewportSize(size);
-      await section().screenshot({
+      // From the top of the page, so the sticky top bar stays above the section, not over it.
+      await toTop();
+      const box = await section().boundingBox();
+      if (!box) throw new Error('the Stats section has no box');
+      await page.screenshot({
         path: path.join(SCREENSHOT_DIR, `${name}-${size.width}.png`),
+        fullPage: true,
+        clip: box,
         animations: 'disabled',
       });
       const fit = await fitsItsWidth();
@@ -325,6 +338,7 @@ describe('the Stats section of a link', () => {
       ),
     ).toBe(true);
 
+    await toTop();
     await screenshots(page, 'detail-stats');
     await pictureSection('stats-section');
   });
@@ -403,10 +417,34 @@ describe('the Stats section of a link', () => {
     await visible(page.getByRole('heading', { level: 1 }));
     await visible(page.getByRole('button', { name: 'Delete', exact: true }));
     expect(await visitorRows().count()).toBeGreaterThan(0);
+    await toTop();
     await screenshots(page, 'detail-stats-error');
     await page.unroute(/\/api\/stats\/[^/]+\?range=/);
     await section().getByRole('button', { name: 'Try again', exact: true }).click();
     await eventually(async () => expect(await total('Visits').textContent()).toBe('5'));
+  });
+
+  it('works by keyboard: the range switcher and the downloads, each with a visible focus ring', async () => {
+    await page.reload();
+    await visible(total('Visits'));
+    const thirty = section().getByRole('button', { name: '30d', exact: true });
+    await keyboardTo(page, thirty);
+    const answer = page.waitForResponse(
+      (response) => new URL(response.url()).search === '?range=30d',
+    );
+    await page.keyboard.press('Enter');
+    expect((await answer).status()).toBe(200);
+    await eventually(async () => expect(await thirty.getAttribute('aria-pressed')).toBe('true'));
+
+    await keyboardTo(page, section().getByRole('button', { name: 'Download SVG', exact: true }));
+    const svg = page.waitForEvent('download');
+    await page.keyboard.press('Enter');
+    expect((await svg).suggestedFilename()).toBe(`qr-${code}.svg`);
+
+    await keyboardTo(page, section().getByRole('button', { name: 'Download CSV', exact: true }));
+    const csv = page.waitForEvent('download');
+    await page.keyboard.press('Space');
+    expect((await csv).suggestedFilename()).toBe(`visits-${code}.csv`);
   });
 
   it('sent every stats call but the live stream with X-Requested-With', () => {
