@@ -35,5 +35,3 @@ export function LinkStats(props: StatsSectionProps) {
     </StatsBoundary>
   );
 }
-
-export type { LiveVisit } from '@shortener/contracts/web-stats';
