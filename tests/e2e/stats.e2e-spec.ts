@@ -359,6 +359,55 @@ describe('the Stats section of a link', () => {
     });
   });
 
+  it('survives a gateway restart: reconnecting while it is down, then live visits again', async () => {
+    await eventually(async () => expect(await liveIndicator().textContent()).toBe('Live'), {
+      timeoutMs: 15_000,
+    });
+    // Every text the indicator shows from now on, recorded in the page.
+    await liveIndicator().evaluate((element) => {
+      interface Watched {
+        textContent: string | null;
+      }
+      const seen: string[] = [];
+      (globalThis as unknown as { liveTexts: string[] }).liveTexts = seen;
+      const Observer = (
+        globalThis as unknown as {
+          MutationObserver: new (callback: () => void) => {
+            observe(target: unknown, options: Record<string, boolean>): void;
+          };
+        }
+      ).MutationObserver;
+      new Observer(() => seen.push((element as Watched).textContent ?? '')).observe(element, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
+    const before = Number(await total('Visits').textContent());
+    const startedAt = Date.now();
+    await stack.restart(stack.get('gateway'), 'SIGTERM');
+    journal.push(`gateway restarted in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    await eventually(async () => expect(await liveIndicator().textContent()).toBe('Live'), {
+      timeoutMs: 20_000,
+    });
+    const texts = await page.evaluate(
+      () => (globalThis as unknown as { liveTexts: string[] }).liveTexts,
+    );
+    expect(texts).toContain('Reconnecting…');
+    expect(texts.at(-1)).toBe('Live');
+
+    await visit('8.8.8.8', CHROME_WINDOWS);
+    await eventually(
+      async () => expect(await total('Visits').textContent()).toBe(String(before + 1)),
+      { timeoutMs: 10_000 },
+    );
+    // Counted on the server as well: a reload shows the same number.
+    await page.reload();
+    await eventually(async () =>
+      expect(await total('Visits').textContent()).toBe(String(before + 1)),
+    );
+  });
+
   it("downloads every visit as CSV, 'Preparing…' meanwhile", async () => {
     const held = await holdNextRequest(page, /\/visits\.csv$/);
     const button = section().getByRole('button', { name: /Download CSV|Preparing…/ });
@@ -371,9 +420,16 @@ describe('the Stats section of a link', () => {
     expect(file.suggestedFilename()).toBe(`visits-${code}.csv`);
     const lines = (await downloaded(file)).toString('utf8').trim().split(/\r?\n/);
     expect(lines[0]).toBe(CSV_HEADER);
-    expect(lines).toHaveLength(1 + 5);
+    expect(lines).toHaveLength(1 + 6);
     const ips = lines.slice(1).map((line) => line.split(',')[1]);
-    expect(ips.sort()).toEqual(['1.1.1.1', '193.0.14.129', '8.8.8.8', '8.8.8.8', '8.8.8.8']);
+    expect(ips.sort()).toEqual([
+      '1.1.1.1',
+      '193.0.14.129',
+      '8.8.8.8',
+      '8.8.8.8',
+      '8.8.8.8',
+      '8.8.8.8',
+    ]);
     await visible(section().getByRole('button', { name: 'Download CSV', exact: true }));
     const csvCall = apiCalls.find((call) => call.path === `/api/stats/${code}/visits.csv`);
     expect(csvCall?.requestedWith).toBe('XMLHttpRequest');
@@ -421,7 +477,7 @@ describe('the Stats section of a link', () => {
     await screenshots(page, 'detail-stats-error');
     await page.unroute(/\/api\/stats\/[^/]+\?range=/);
     await section().getByRole('button', { name: 'Try again', exact: true }).click();
-    await eventually(async () => expect(await total('Visits').textContent()).toBe('5'));
+    await eventually(async () => expect(await total('Visits').textContent()).toBe('6'));
   });
 
   it('works by keyboard: the range switcher and the downloads, each with a visible focus ring', async () => {
