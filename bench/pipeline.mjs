@@ -1,6 +1,7 @@
 // Pipeline benchmark (a measurement, not a test): the analytics side of a visit.
 //   1. sustained ingest: a backlog of visit events on a topic of its own, consumed by a
-//      fresh analytics service; visits written to PostgreSQL per second over 60 s;
+//      fresh analytics service; visits written to PostgreSQL per second over 60 s (with the
+//      stats rollups), beside raw multi-row inserts of as many rows into the same PostgreSQL;
 //   2. redirect to visible: while a steady background load runs, a redirect is made and the
 //      visitors API polled until the visit shows; p50 and p95 over many samples;
 //   3. the redirect service's resident memory, sampled under full load.
@@ -15,10 +16,8 @@ import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
 import { rssMb, rssPeak } from './proc.mjs';
+import { rawInsert } from './raw-insert.mjs';
 import { createLink, whenReady } from './stack.mjs';
-
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
-process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
 
 const { values: args } = parseArgs({
   options: {
@@ -103,14 +102,35 @@ async function ingest(kafka, db) {
     const rate = (last.n - start.n) / ((last.at - start.at) / 1000);
     const finished = last.n >= EVENTS ? ' (backlog finished inside the window)' : '';
     console.log(
-      `ingest: ${Math.round(rate)} visits/s written to PostgreSQL over ${((last.at - start.at) / 1000).toFixed(1)} s${finished}`,
+      `ingest: ${Math.round(rate)} visits/s written to PostgreSQL over ${((last.at - start.at) / 1000).toFixed(1)} s${finished}, stats rollups included`,
+    );
+    // The baseline, in this run, on the same PostgreSQL: as many rows as ingest wrote, raw.
+    await stack.stop();
+    const now = Date.now();
+    const raw = await rawInsert(db, Math.max(100_000, last.n - start.n), (i) => ({
+      id: randomUUID(),
+      urlID: codes[i % codes.length],
+      timestamp: now,
+      ip: `198.51.100.${i % 250}`,
+      referrer: null,
+    }));
+    console.log(
+      `raw multi-row insert, same PostgreSQL: ${Math.round(raw)} rows/s; ingest / raw = ${(rate / raw).toFixed(2)} (goal >= 0.5)`,
     );
     return { rate, window: (last.at - start.at) / 1000 };
   } finally {
     await stack.stop();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await db.query('DELETE FROM analytics.visits WHERE url_id = ANY($1)', [codes]);
-    await db.query('DELETE FROM analytics.link_stats WHERE url_id = ANY($1)', [codes]);
+    for (const table of [
+      'visits',
+      'link_stats',
+      'visit_hours',
+      'visit_breakdowns',
+      'visit_breakdown_hours',
+      'visitor_days',
+    ]) {
+      await db.query(`DELETE FROM analytics.${table} WHERE url_id = ANY($1)`, [codes]);
+    }
     await admin.disconnect();
   }
 }

@@ -33,9 +33,6 @@ const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const codeCount = Number(args.codes);
 
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/shortener_test';
-process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/1';
-
 function load(url, paths, duration) {
   return autocannon({
     url,

@@ -471,6 +471,9 @@ describe('the public API', () => {
       expect(Object.keys(document.paths).sort()).toEqual([
         '/api/delete/{urlID}',
         '/api/shorten/',
+        '/api/stats/{urlID}',
+        '/api/stats/{urlID}/live',
+        '/api/stats/{urlID}/visits.csv',
         '/api/user',
         '/api/visitors/{urlID}',
       ]);

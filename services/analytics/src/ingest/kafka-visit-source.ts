@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { retryForever, type Adapter } from '@shortener/chassis';
+import { retry, retryForever, type Adapter } from '@shortener/chassis';
 import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
 import { DeadLetterProducer, type RejectedMessage } from './dead-letter.producer';
@@ -213,30 +213,38 @@ export class KafkaVisitSource implements VisitSource {
     payload: EachBatchPayload,
     sink: VisitSink,
   ): Promise<boolean> {
-    const givenUp = (): boolean =>
-      this.stopping.signal.aborted || !payload.isRunning() || payload.isStale();
-    let delay = RETRY_INITIAL_MS;
-    for (;;) {
-      try {
-        await step.run();
-        return true;
-      } catch (error) {
-        sink.metrics.retries.inc({ step: step.name });
-        if (givenUp()) return false;
-        this.logger.warn(
-          {
-            err: error instanceof Error ? error.message : String(error),
-            step: step.name,
-            partition: payload.batch.partition,
-            offset: payload.batch.firstOffset(),
-            retryInMs: delay,
-          },
-          'batch not stored yet; retrying it',
-        );
-        await this.wait(delay, payload);
-        if (givenUp()) return false;
-        delay = Math.min(delay * 2, RETRY_MAX_MS);
-      }
+    try {
+      await retry(
+        async () => {
+          try {
+            await step.run();
+          } catch (error) {
+            sink.metrics.retries.inc({ step: step.name });
+            throw error;
+          }
+        },
+        {
+          initialMs: RETRY_INITIAL_MS,
+          maxMs: RETRY_MAX_MS,
+          giveUp: () => this.stopping.signal.aborted || !payload.isRunning() || payload.isStale(),
+          onRetry: (error, { delayMs }) =>
+            this.logger.warn(
+              {
+                err: error instanceof Error ? error.message : String(error),
+                step: step.name,
+                partition: payload.batch.partition,
+                offset: payload.batch.firstOffset(),
+                retryInMs: delayMs,
+              },
+              'batch not stored yet; retrying it',
+            ),
+          // Heartbeating meanwhile, so the group keeps the partition here.
+          wait: (ms) => this.wait(ms, payload),
+        },
+      );
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -1,10 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { VISITOR_KEY_RETENTION_DAYS } from '../visits/visits.repository';
 
 /** Bytes of the keyed hash kept per visitor-day: 128 bits, far from any collision. */
 const VISITOR_HASH_BYTES = 16;
-
-/** Days a visitor key is kept after its day; a later event of that day gets a new key. */
-export const VISITOR_KEY_RETENTION_DAYS = 7;
 
 /**
  * One visitor of one UTC day: HMAC-SHA-256 of the (IP, User-Agent) pair under that day's key,

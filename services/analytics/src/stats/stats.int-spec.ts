@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { Client } from 'pg';
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { UAParser } from 'ua-parser-js';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
@@ -114,6 +115,7 @@ describe('analytics stats', () => {
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
       KAFKA_CONSUMER_GROUP: 'analytics-stats-test',
       INTERNAL_API_SECRET: SECRET,
+      TOMBSTONE_PURGE_INTERVAL_MS: '1000',
     });
     client = new InternalClient('analytics', service.url, SECRET);
     producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
@@ -274,5 +276,47 @@ describe('analytics stats', () => {
     expect(await (await csv(code)).text()).toBe(
       'time,ip,country,platform,browser,device,referrer,bot\r\n',
     );
+  });
+
+  it('drops hourly breakdowns past two days and visitor keys past a week, and nothing newer', async () => {
+    const db = new Client({ connectionString: testServers.databaseUrl });
+    await db.connect();
+    try {
+      const code = newCode();
+      const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+      for (const hour of [hoursAgo(60), hoursAgo(30)]) {
+        await db.query(
+          `INSERT INTO analytics.visit_breakdown_hours (url_id, hour, dimension, value, visits)
+           VALUES ($1, date_trunc('hour', $2::timestamptz), 'country', 'NL', 1)`,
+          [code, hour],
+        );
+      }
+      // Days no real visit uses: a key of 9 days ago goes, one of 3 days ago stays.
+      const day = (daysAgo: number) =>
+        new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+      await db.query(
+        `INSERT INTO analytics.visitor_keys (day, key) VALUES ($1, $3), ($2, $3)
+         ON CONFLICT (day) DO NOTHING`,
+        [day(9), day(3), Buffer.alloc(32)],
+      );
+      await waitFor(
+        async () => {
+          const { rows } = await db.query<{ count: string }>(
+            'SELECT count(*) FROM analytics.visit_breakdown_hours WHERE url_id = $1',
+            [code],
+          );
+          return rows[0]?.count === '1';
+        },
+        { what: 'the old hourly breakdown purged', timeoutMs: 10_000 },
+      );
+      const { rows: keys } = await db.query<{ day: string }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day FROM analytics.visitor_keys
+         WHERE day = ANY($1::date[])`,
+        [[day(9), day(3)]],
+      );
+      expect(keys.map((row) => row.day)).toEqual([day(3)]);
+    } finally {
+      await db.end();
+    }
   });
 });

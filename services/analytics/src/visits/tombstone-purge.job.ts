@@ -8,11 +8,13 @@ import type { Logger } from 'pino';
 import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
-import { VisitsRepository } from './visits.repository';
+import { VISITOR_KEY_RETENTION_DAYS, VisitsRepository } from './visits.repository';
 
 /**
  * Tombstones only need to outlive the events still on their way for a deleted link; past the
- * retention they go, so the table does not grow with every link ever deleted.
+ * retention they go, so the table does not grow with every link ever deleted. The same round
+ * drops what the stats keep only a while: hourly breakdowns past two days, visitor keys a
+ * week after their day.
  */
 @Injectable()
 export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -40,5 +42,9 @@ export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationS
   private async purge(): Promise<void> {
     const purged = await this.visits.purgeTombstones(this.config.TOMBSTONE_RETENTION_DAYS);
     if (purged > 0) this.logger.info({ purged }, 'old tombstones purged');
+    const expired = await this.visits.purgeShortLived(VISITOR_KEY_RETENTION_DAYS);
+    if (expired.hours > 0 || expired.keys > 0) {
+      this.logger.info(expired, 'old hourly breakdowns and visitor keys purged');
+    }
   }
 }

@@ -140,6 +140,9 @@ const ADD_VISIT_COUNTS = `
   SELECT * FROM unnest($1::varchar[], $2::bigint[])
   ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
 
+/** Days a visitor key is kept after its day; a later event of that day gets a new key. */
+export const VISITOR_KEY_RETENTION_DAYS = 7;
+
 /** What is counted of a link beside its visits, deleted with it. */
 const LINK_TABLES = [
   'link_stats',

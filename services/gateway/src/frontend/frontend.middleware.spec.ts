@@ -1,5 +1,5 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +72,38 @@ describe('FrontendMiddleware', () => {
     expect((await fetch(`${url}/api/user`)).status).toBe(404);
     const escape = await fetch(`${url}/..%2F..%2F..%2F..%2Fetc%2Fpasswd`);
     expect(await escape.text()).not.toContain('root:');
+  });
+
+  it('sends the page and its scripts compressed to a browser that takes it (brotli, gzip)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'frontend-'));
+    mkdirSync(path.join(dir, 'assets'));
+    const script = `console.log(${JSON.stringify('a long enough script '.repeat(200))});`;
+    writeFileSync(path.join(dir, 'index.html'), `<div id="root"></div>${' '.repeat(2000)}`);
+    writeFileSync(path.join(dir, 'assets', 'app-1234.js'), script);
+    const { url, server } = await serve(dir);
+    servers.push(server);
+    const get = (requestPath: string, encoding: string) =>
+      new Promise<{ encoding: string | undefined; bytes: number }>((resolve, reject) => {
+        // node:http, not fetch: fetch would decode the body and hide what was sent.
+        const request = httpGet(
+          `${url}${requestPath}`,
+          { headers: { 'accept-encoding': encoding } },
+          (response) => {
+            let bytes = 0;
+            response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+            response.on('end', () =>
+              resolve({ encoding: response.headers['content-encoding'], bytes }),
+            );
+          },
+        );
+        request.on('error', reject);
+      });
+    const brotli = await get('/assets/app-1234.js', 'gzip, deflate, br');
+    expect(brotli.encoding).toBe('br');
+    expect(brotli.bytes).toBeLessThan(script.length / 4);
+    expect((await get('/assets/app-1234.js', 'gzip')).encoding).toBe('gzip');
+    expect((await get('/profile', 'gzip')).encoding).toBe('gzip');
+    expect((await get('/assets/app-1234.js', 'identity')).encoding).toBeUndefined();
   });
 
   it('says the frontend is not built when its folder does not exist, without failing', async () => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import compression from 'compression';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import express, {
   type NextFunction,
@@ -39,13 +40,16 @@ const NOT_BUILT = `<!doctype html>
 `;
 
 /**
- * The single-page app on the same origin: its files as they are (hashed assets cached for
- * good), and index.html for every other page path, so that the router in the page decides.
+ * The single-page app on the same origin: its files (hashed assets cached for good), and
+ * index.html for every other page path, so that the router in the page decides; compressed
+ * (brotli or gzip) for browsers that take it, as the Ingress's nginx does in Kubernetes. Only
+ * the page: API answers and the live stream are left alone.
  */
 @Injectable()
 export class FrontendMiddleware implements NestMiddleware {
   private readonly files: RequestHandler;
   private readonly index: string;
+  private readonly compress = compression();
 
   constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
     const dir = path.resolve(config.FRONTEND_DIR);
@@ -64,6 +68,10 @@ export class FrontendMiddleware implements NestMiddleware {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !isFrontendPath(req.path)) {
       return next();
     }
+    this.compress(req, res, () => this.serve(req, res, next));
+  }
+
+  private serve(req: Request, res: Response, next: NextFunction): void {
     this.files(req, res, (error?: unknown) => {
       if (error) return next(error);
       // A missing script or stylesheet is a 404, not the page in its place.
