@@ -38,6 +38,11 @@ describe('the production build', () => {
   }, 60_000);
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
+  const jsChunks = () =>
+    readdirSync(path.join(outDir, 'assets'))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => ({ name, code: read(path.join('assets', name)) }));
+
   it("carries the root package.json's repository URL for the footer", () => {
     expect(run.status, run.stderr).toBe(0);
     const assets = path.join(outDir, 'assets');
@@ -59,6 +64,23 @@ describe('the production build', () => {
       `JavaScript loaded by / (${scripts.join(', ')}): ${(bytes / 1000).toFixed(2)} kB gzipped`,
     );
     expect(bytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET_BYTES);
+  });
+
+  it('puts the Stats section in a chunk of its own, its QR encoder in another: neither in what / loads nor in the detail page', () => {
+    expect(run.status, run.stderr).toBe(0);
+    const initial = initialScripts(read('index.html')).map(read).join('\n');
+    const detail = jsChunks().find(({ name }) => name.startsWith('link-detail-'));
+    expect(detail?.code).toContain('Visitor log');
+    for (const code of [initial, detail?.code ?? '']) {
+      expect(code).not.toContain('Download CSV');
+      expect(code).not.toContain('Unique visitors');
+      // uqr's own error message.
+      expect(code).not.toContain('Data too long');
+    }
+    const stats = jsChunks().filter(({ code }) => code.includes('Download CSV'));
+    expect(stats).toHaveLength(1);
+    expect(stats[0]?.code).not.toContain('Data too long');
+    expect(jsChunks().filter(({ code }) => code.includes('Data too long'))).toHaveLength(1);
   });
 
   it('leaves zod and the pages other than home out of what / loads', () => {

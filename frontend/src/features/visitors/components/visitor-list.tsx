@@ -6,10 +6,14 @@ import { formatDateTime } from '../../../lib/format';
 import { useVisitors } from '../hooks/use-visitors';
 import './visitor-list.css';
 
-/** The visitors of one link, newest first, with refresh and 'Load more'. */
-export function VisitorList({ urlID }: { urlID: string }) {
-  const { visits, nextCursor, status, refreshing, loadingMore, error, refresh, loadMore } =
-    useVisitors(urlID);
+/**
+ * The visitors of one link, newest first, with refresh and 'Load more'. `live`: visits the
+ * stats' live stream announced since the page opened (newest first), shown on top.
+ */
+export function VisitorList({ urlID, live = [] }: { urlID: string; live?: Visit[] }) {
+  const state = useVisitors(urlID);
+  const { nextCursor, status, refreshing, loadingMore, error, refresh, loadMore } = state;
+  const visits = withLive(live, state.visits);
   const empty = status === 'ready' && visits.length === 0;
 
   return (
@@ -77,6 +81,12 @@ export function VisitorList({ urlID }: { urlID: string }) {
       )}
     </section>
   );
+}
+
+function withLive(live: Visit[], fetched: Visit[]): Visit[] {
+  if (live.length === 0) return fetched;
+  const fetchedIds = new Set(fetched.map((visit) => visit._id));
+  return [...live.filter((visit) => !fetchedIds.has(visit._id)), ...fetched];
 }
 
 function VisitItem({ visit }: { visit: Visit }) {

@@ -1,0 +1,63 @@
+import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts/web';
+
+export type CsvDownload = { ok: true } | { ok: false; message: string; signedOut: boolean };
+
+/** The file name the export is saved as. */
+export function csvFileName(urlID: string): string {
+  return `visits-${urlID}.csv`;
+}
+
+/**
+ * GET /api/stats/{urlID}/visits.csv with X-Requested-With (a plain link could not send it),
+ * read whole, then saved through a Blob link. Never throws: a failure is a message to show.
+ */
+export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/stats/${encodeURIComponent(urlID)}/visits.csv`, {
+      credentials: 'same-origin',
+      headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest', Accept: 'text/csv' },
+    });
+  } catch {
+    return { ok: false, message: MESSAGES.serverError, signedOut: false };
+  }
+  if (!response.ok) {
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
+    const parsed = errorResponseSchema.safeParse(body);
+    const serverMessage = parsed.success ? parsed.data.message : undefined;
+    const message =
+      response.status === 404
+        ? MESSAGES.urlNotFound
+        : response.status === 401 && serverMessage
+          ? serverMessage
+          : MESSAGES.serverError;
+    return { ok: false, message, signedOut: response.status === 401 };
+  }
+  let blob: Blob;
+  try {
+    blob = await response.blob();
+  } catch {
+    return { ok: false, message: MESSAGES.serverError, signedOut: false };
+  }
+  saveBlob(new Blob([blob], { type: 'text/csv' }), csvFileName(urlID));
+  return { ok: true };
+}
+
+/** Saves a Blob as a file through a temporary link. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // After the click has handed the file over.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

@@ -1,0 +1,102 @@
+import { useEffect, useState } from 'react';
+import { ErrorMessage } from '../../../components/feedback';
+import { saveBlob } from '../api/download-csv';
+
+interface Matrix {
+  size: number;
+  data: boolean[][];
+}
+
+/** Pixels per module in the PNG. */
+const PNG_SCALE = 8;
+
+/** The QR code as an SVG document: one path of unit squares, dark on white. */
+export function qrSvg({ size, data }: Matrix): string {
+  let path = '';
+  data.forEach((row, y) =>
+    row.forEach((dark, x) => {
+      if (dark) path += `M${String(x)} ${String(y)}h1v1h-1z`;
+    }),
+  );
+  const side = String(size);
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${side} ${side}" ` +
+    `shape-rendering="crispEdges"><rect width="${side}" height="${side}" fill="#fff"/>` +
+    `<path fill="#000" d="${path}"/></svg>`
+  );
+}
+
+function savePng({ size, data }: Matrix, fileName: string): void {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = size * PNG_SCALE;
+  const context = canvas.getContext('2d');
+  if (!context) return;
+  context.fillStyle = '#fff';
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.fillStyle = '#000';
+  data.forEach((row, y) =>
+    row.forEach((dark, x) => {
+      if (dark) context.fillRect(x * PNG_SCALE, y * PNG_SCALE, PNG_SCALE, PNG_SCALE);
+    }),
+  );
+  canvas.toBlob((blob) => {
+    if (blob) saveBlob(blob, fileName);
+  }, 'image/png');
+}
+
+/**
+ * A QR code of the short link, encoded in the browser by uqr (loaded only when shown), with
+ * downloads as SVG and PNG.
+ */
+export function QrCode({ urlID, shortLink }: { urlID: string; shortLink: string }) {
+  const [matrix, setMatrix] = useState<Matrix | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    let current = true;
+    import('uqr')
+      .then(({ encode }) => {
+        // M: still readable with some of it smudged; a border of four modules, as the standard asks.
+        const { size, data } = encode(shortLink, { ecc: 'M', border: 4 });
+        if (current) setMatrix({ size, data });
+      })
+      .catch(() => {
+        if (current) setFailed(true);
+      });
+    return () => {
+      current = false;
+    };
+  }, [shortLink]);
+
+  if (failed) return <ErrorMessage>The QR code could not be drawn.</ErrorMessage>;
+  if (!matrix) return <div className="qr__placeholder" aria-hidden="true" />;
+  const svg = qrSvg(matrix);
+  const fileName = `qr-${urlID}`;
+  return (
+    <div className="qr">
+      <img
+        className="qr__image"
+        src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`}
+        alt={`QR code of ${shortLink}`}
+        width={160}
+        height={160}
+      />
+      <div className="qr__actions">
+        <button
+          type="button"
+          className="button button--secondary"
+          onClick={() => saveBlob(new Blob([svg], { type: 'image/svg+xml' }), `${fileName}.svg`)}
+        >
+          Download SVG
+        </button>
+        <button
+          type="button"
+          className="button button--secondary"
+          onClick={() => savePng(matrix, `${fileName}.png`)}
+        >
+          Download PNG
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,392 @@
+import { MESSAGES, type LinkStats, type LiveVisit } from '@shortener/contracts';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { encode } from 'uqr';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { aLink, aUser } from '../../../test/fixtures';
+import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderApp } from '../../../test/render';
+import { qrSvg } from './qr-code';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const link = aLink({ urlID: 'Ab3dE5g', visitCount: 5 });
+
+/** EventSource as the browser has it, driven by the test. */
+class FakeEventSource extends EventTarget {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSED = 2;
+  static instances: FakeEventSource[] = [];
+  readyState = FakeEventSource.CONNECTING;
+  constructor(readonly url: string) {
+    super();
+    FakeEventSource.instances.push(this);
+  }
+  close() {
+    this.readyState = FakeEventSource.CLOSED;
+  }
+  open() {
+    this.readyState = FakeEventSource.OPEN;
+    this.dispatchEvent(new Event('open'));
+  }
+  fail(readyState: number) {
+    this.readyState = readyState;
+    this.dispatchEvent(new Event('error'));
+  }
+  send(type: string, data: unknown) {
+    this.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
+  }
+}
+
+/** jsdom's Blob has no text(): read it as the browser's FileReader would. */
+function blobText(blob: Blob | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(typeof reader.result === 'string' ? reader.result : '');
+    reader.onerror = () => reject(new Error('unreadable'));
+    reader.readAsText(blob ?? new Blob());
+  });
+}
+
+function aStats(overrides: Partial<LinkStats> = {}): LinkStats {
+  const to = Date.UTC(2026, 10, 24, 9, 30);
+  const from = to - 7 * DAY;
+  const first = Math.floor(from / DAY) * DAY;
+  return {
+    urlID: 'Ab3dE5g',
+    range: '7d',
+    from,
+    to,
+    interval: 'day',
+    totals: { visits: 5, humans: 4, bots: 1, uniqueVisitors: 3 },
+    series: Array.from({ length: 8 }, (_, index) => ({
+      t: first + index * DAY,
+      visits: index === 7 ? 5 : 0,
+      humans: index === 7 ? 4 : 0,
+      bots: index === 7 ? 1 : 0,
+    })),
+    browsers: [
+      { name: 'Chrome', visits: 3 },
+      { name: 'Firefox', visits: 2 },
+    ],
+    os: [{ name: 'Linux', visits: 5 }],
+    devices: [
+      { name: 'desktop', visits: 4 },
+      { name: 'bot', visits: 1 },
+    ],
+    referrers: [
+      { name: '(direct)', visits: 4 },
+      { name: 'news.example', visits: 1 },
+    ],
+    countries: [
+      { code: 'US', visits: 3 },
+      { code: 'ZZ', visits: 2 },
+    ],
+    ...overrides,
+  };
+}
+
+const liveVisit: LiveVisit = {
+  _id: 'live-1',
+  createdAt: new Date(Date.UTC(2026, 10, 24, 9, 45)).toISOString(),
+  userAgent: { platform: 'Android', browser: 'Firefox' },
+  ipAddress: '1.1.1.1',
+  country: 'AU',
+  device: 'mobile',
+  bot: false,
+};
+
+function openDetail() {
+  signIn();
+  localStorage.setItem('userData', JSON.stringify(aUser({ urls: [link] })));
+  localStorage.setItem('visitors-Ab3dE5g', '[]');
+  return renderApp('/profile/Ab3dE5g');
+}
+
+const stats = () => screen.getByRole('region', { name: 'Stats' });
+const total = (term: string) =>
+  within(stats()).getByText(term, { selector: 'dt' }).nextElementSibling?.textContent;
+const list = (title: string) =>
+  within(within(stats()).getByRole('region', { name: title }))
+    .getAllByRole('listitem')
+    .map((item) => item.textContent);
+const statsCalls = (fetchMock: ReturnType<typeof mockFetch>) =>
+  fetchMock.mock.calls.map(([url]) => url as string).filter((url) => url.startsWith('/api/stats/'));
+
+beforeEach(() => {
+  FakeEventSource.instances = [];
+  vi.stubGlobal('EventSource', FakeEventSource);
+});
+afterEach(() => vi.useRealTimers());
+
+describe('the Stats section of a link', () => {
+  it('shows the totals, the chart and each top list, countries by name with their code', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, aStats()));
+    openDetail();
+
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
+    expect(statsCalls(fetchMock)).toEqual(['/api/stats/Ab3dE5g?range=7d']);
+    const [, init] = fetchMock.mock.calls[0] ?? [];
+    expect(new Headers(init?.headers).get('X-Requested-With')).toBe('XMLHttpRequest');
+    expect(total('Visits')).toBe('5');
+    expect(total('People')).toBe('4');
+    expect(total('Bots')).toBe('1');
+    expect(total('Unique visitors')).toBe('3');
+    expect(list('Browsers')).toEqual(['Chrome3', 'Firefox2']);
+    expect(list('OS')).toEqual(['Linux5']);
+    expect(list('Devices')).toEqual(['desktop4', 'bot1']);
+    expect(list('Referrers')).toEqual(['Direct4', 'news.example1']);
+    expect(list('Countries')).toEqual(['United States (US)3', 'Unknown (ZZ)2']);
+
+    const chart = within(stats()).getByRole('img', { name: /^Visits per day/ });
+    expect(chart.getAttribute('aria-label')).toBe(
+      'Visits per day: 4 by people and 1 by bots, at most 5 in one day',
+    );
+    expect(chart.querySelectorAll('g')).toHaveLength(8);
+    expect(chart.querySelectorAll('.stats-chart__humans')).toHaveLength(1);
+    expect(chart.querySelectorAll('.stats-chart__bots')).toHaveLength(1);
+    expect(within(stats()).getByRole('button', { name: '7d' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    // The spec's page stands above it, as it was.
+    expect(screen.getByRole('heading', { level: 1 })).toBeTruthy();
+    expect(screen.getByText('No visitors found')).toBeTruthy();
+  });
+
+  it('asks for the range chosen and shows its numbers', async () => {
+    const user = userEvent.setup();
+    const fetchMock = mockFetch((url) => {
+      const range = new URL(url, 'http://localhost').searchParams.get('range');
+      return range === '24h'
+        ? jsonResponse(
+            200,
+            aStats({
+              range: '24h',
+              interval: 'hour',
+              totals: { visits: 2, humans: 2, bots: 0, uniqueVisitors: 2 },
+              series: [{ t: Date.UTC(2026, 10, 24, 9), visits: 2, humans: 2, bots: 0 }],
+            }),
+          )
+        : jsonResponse(200, aStats());
+    });
+    openDetail();
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
+
+    await user.click(within(stats()).getByRole('button', { name: '24h' }));
+
+    await waitFor(() => expect(total('Visits')).toBe('2'));
+    expect(statsCalls(fetchMock)).toEqual([
+      '/api/stats/Ab3dE5g?range=7d',
+      '/api/stats/Ab3dE5g?range=24h',
+    ]);
+    expect(within(stats()).getByRole('button', { name: '24h' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    expect(within(stats()).getByRole('button', { name: '7d' }).getAttribute('aria-pressed')).toBe(
+      'false',
+    );
+    expect(
+      within(stats())
+        .getByRole('img', { name: /^Visits per/ })
+        .getAttribute('aria-label'),
+    ).toMatch(/^Visits per hour/);
+
+    await user.click(within(stats()).getByRole('button', { name: 'All' }));
+    await waitFor(() => expect(statsCalls(fetchMock).at(-1)).toBe('/api/stats/Ab3dE5g?range=all'));
+  });
+
+  it('adds a live visit to the counters, the chart, the lists, the visitor log and the count', async () => {
+    mockFetch(() => jsonResponse(200, aStats()));
+    openDetail();
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
+    const [source] = FakeEventSource.instances;
+    expect(source?.url).toBe('/api/stats/Ab3dE5g/live');
+    expect(within(stats()).getByRole('status').textContent).toBe('Connecting…');
+    act(() => source?.open());
+    expect(within(stats()).getByRole('status').textContent).toBe('Live');
+
+    act(() => source?.send('visit', liveVisit));
+
+    expect(total('Visits')).toBe('6');
+    expect(total('People')).toBe('5');
+    expect(total('Bots')).toBe('1');
+    expect(list('Browsers')).toEqual(['Chrome3', 'Firefox3']);
+    expect(list('Devices')).toEqual(['desktop4', 'bot1', 'mobile1']);
+    expect(list('Countries')).toEqual(['United States (US)3', 'Unknown (ZZ)2', 'Australia (AU)1']);
+    const lastBar = within(stats())
+      .getByRole('img', { name: /^Visits per/ })
+      .querySelectorAll('g')[7];
+    expect(lastBar?.getAttribute('data-visits')).toBe('6');
+
+    const log = screen.getByRole('region', { name: 'Visitor log' });
+    expect(within(log).queryByText('No visitors found')).toBeNull();
+    expect(within(log).getByText('1.1.1.1')).toBeTruthy();
+    expect(screen.getByText('Visitors', { selector: 'dt' }).nextElementSibling?.textContent).toBe(
+      '6',
+    );
+
+    // The same visit twice (a reconnect may repeat it) is in the log once.
+    act(() => source?.send('visit', { ...liveVisit, _id: 'live-2', ipAddress: '8.8.8.8' }));
+    const rows = within(log).getAllByRole('listitem');
+    expect(rows.map((row) => row.querySelector('.visit__ip')?.textContent)).toEqual([
+      '8.8.8.8',
+      '1.1.1.1',
+    ]);
+    // An event that is not a visit changes nothing.
+    act(() => source?.send('visit', { _id: 'broken' }));
+    expect(total('Visits')).toBe('7');
+  });
+
+  it('says when the stream is reconnecting, and stops when the session ends or the page is left', async () => {
+    mockFetch(() => jsonResponse(200, aStats()));
+    const { router } = openDetail();
+    await screen.findByRole('region', { name: 'Stats' });
+    const [source] = FakeEventSource.instances;
+    act(() => source?.open());
+    act(() => source?.fail(FakeEventSource.CONNECTING));
+    expect(within(stats()).getByRole('status').textContent).toBe('Reconnecting…');
+    act(() => source?.open());
+    expect(within(stats()).getByRole('status').textContent).toBe('Live');
+    act(() => source?.send('end', {}));
+    expect(within(stats()).getByRole('status').textContent).toBe('Not live');
+    expect(source?.readyState).toBe(FakeEventSource.CLOSED);
+
+    await act(() => router.navigate('/profile/Ab3dE5g?again'));
+    const second = FakeEventSource.instances.at(-1);
+    await act(() => router.navigate('/terms-of-nothing'));
+    expect(second?.readyState).toBe(FakeEventSource.CLOSED);
+  });
+
+  it('shows a failed stats call in the section, with a retry, and the rest of the page as it was', async () => {
+    const user = userEvent.setup();
+    let fail = true;
+    const fetchMock = mockFetch(() =>
+      fail ? jsonResponse(500, { message: 'boom' }) : jsonResponse(200, aStats()),
+    );
+    openDetail();
+
+    const alert = await within(await screen.findByRole('region', { name: 'Stats' })).findByRole(
+      'alert',
+    );
+    expect(alert.textContent).toContain(`Stats could not be loaded: ${MESSAGES.serverError}`);
+    expect(screen.getByText('No visitors found')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Delete' })).toBeTruthy();
+
+    fail = false;
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(total('Visits')).toBe('5'));
+    expect(statsCalls(fetchMock)).toHaveLength(2);
+  });
+
+  it('refuses an answer that is not the stats', async () => {
+    mockFetch(() => jsonResponse(200, { ...aStats(), totals: { visits: 'many' } }));
+    openDetail();
+    const alert = await within(await screen.findByRole('region', { name: 'Stats' })).findByRole(
+      'alert',
+    );
+    expect(alert.textContent).toContain(MESSAGES.serverError);
+  });
+
+  it("downloads the CSV with X-Requested-With, 'Preparing…' meanwhile, saved as a file", async () => {
+    const user = userEvent.setup();
+    let finish: (response: Response) => void = () => undefined;
+    const fetchMock = mockFetch((url) =>
+      url.endsWith('/visits.csv')
+        ? new Promise<Response>((resolve) => (finish = resolve))
+        : jsonResponse(200, aStats()),
+    );
+    const createObjectURL = vi.fn((blob: Blob) => {
+      expect(blob.type).toBe('text/csv');
+      return 'blob:visits';
+    });
+    const revokeObjectURL = vi.fn();
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL }));
+    const clicked: { href: string; download: string }[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicked.push({ href: this.href, download: this.download });
+    });
+    openDetail();
+    const button = await within(await screen.findByRole('region', { name: 'Stats' })).findByRole(
+      'button',
+      { name: 'Download CSV' },
+    );
+
+    await user.click(button);
+    expect(button.textContent).toBe('Preparing…');
+    expect(button.getAttribute('aria-busy')).toBe('true');
+    const csvCall = fetchMock.mock.calls.find(([url]) => (url as string).endsWith('.csv'));
+    expect(csvCall?.[0]).toBe('/api/stats/Ab3dE5g/visits.csv');
+    expect(new Headers(csvCall?.[1]?.headers).get('X-Requested-With')).toBe('XMLHttpRequest');
+
+    finish(
+      new Response('time,ip,country,platform,browser,device,referrer,bot\n', {
+        headers: { 'Content-Type': 'text/csv' },
+      }),
+    );
+    await waitFor(() => expect(button.textContent).toBe('Download CSV'));
+    expect(clicked).toEqual([{ href: 'blob:visits', download: 'visits-Ab3dE5g.csv' }]);
+    expect(click).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(revokeObjectURL).toHaveBeenCalledWith('blob:visits'));
+  });
+
+  it('shows why the CSV could not be downloaded', async () => {
+    const user = userEvent.setup();
+    mockFetch((url) =>
+      url.endsWith('/visits.csv')
+        ? jsonResponse(503, { message: 'down' })
+        : jsonResponse(200, aStats()),
+    );
+    openDetail();
+    await user.click(
+      await within(await screen.findByRole('region', { name: 'Stats' })).findByRole('button', {
+        name: 'Download CSV',
+      }),
+    );
+    const exportSection = within(stats()).getByRole('region', { name: 'Export' });
+    expect((await within(exportSection).findByRole('alert')).textContent).toBe(
+      `The CSV could not be downloaded: ${MESSAGES.serverError}`,
+    );
+  });
+
+  it('draws a QR code of the short link, downloadable as SVG', async () => {
+    const user = userEvent.setup();
+    mockFetch(() => jsonResponse(200, aStats()));
+    const saved: Blob[] = [];
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => {
+          saved.push(blob);
+          return 'blob:qr';
+        },
+        revokeObjectURL: () => undefined,
+      }),
+    );
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    openDetail();
+    const shortLink = `${window.location.origin}/r/Ab3dE5g`;
+
+    const image = await within(await screen.findByRole('region', { name: 'Stats' })).findByRole(
+      'img',
+      { name: `QR code of ${shortLink}` },
+    );
+    const expected = qrSvg(encode(shortLink, { ecc: 'M', border: 4 }));
+    expect(decodeURIComponent(image.getAttribute('src') ?? '')).toBe(
+      `data:image/svg+xml;charset=utf-8,${expected}`,
+    );
+    await user.click(within(stats()).getByRole('button', { name: 'Download SVG' }));
+    expect(saved).toHaveLength(1);
+    expect(saved[0]?.type).toBe('image/svg+xml');
+    expect(await blobText(saved[0])).toBe(expected);
+    expect(within(stats()).getByRole('button', { name: 'Download PNG' })).toBeTruthy();
+  });
+});

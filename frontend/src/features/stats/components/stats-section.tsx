@@ -1,0 +1,187 @@
+import {
+  DIRECT_REFERRER,
+  STATS_RANGES,
+  type LiveVisit,
+  type StatsRange,
+} from '@shortener/contracts/web-stats';
+import { useCallback, useState } from 'react';
+import { ErrorMessage, Loading } from '../../../components/feedback';
+import { shortLinkFor } from '../../../lib/url';
+import { useSession } from '../../auth';
+import { downloadVisitsCsv } from '../api/download-csv';
+import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
+import { useStats } from '../hooks/use-stats';
+import { countryName } from '../lib/country-name';
+import { QrCode } from './qr-code';
+import { StatsChart } from './stats-chart';
+import { TopList } from './top-list';
+import './stats-section.css';
+
+const RANGE_LABELS: Record<StatsRange, string> = {
+  '24h': '24h',
+  '7d': '7d',
+  '30d': '30d',
+  all: 'All',
+};
+
+const LIVE_TEXT: Record<LiveStatus, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  ended: 'Not live',
+};
+
+export interface StatsSectionProps {
+  urlID: string;
+  /** Each visit the live stream announces, for the rest of the page (the visitor log). */
+  onLiveVisit?: (visit: LiveVisit) => void;
+}
+
+/**
+ * The stats of one link (issue 15), below the spec's detail and visitor log: range, chart,
+ * totals, top lists, live updates, the QR code and the CSV export. Loaded lazily.
+ */
+export default function StatsSection({ urlID, onLiveVisit }: StatsSectionProps) {
+  const { range, stats, status, error, setRange, retry, addVisit } = useStats(urlID);
+  const onVisit = useCallback(
+    (visit: LiveVisit) => {
+      addVisit(visit);
+      onLiveVisit?.(visit);
+    },
+    [addVisit, onLiveVisit],
+  );
+  const live = useLiveVisits(urlID, onVisit);
+
+  return (
+    <section className="stats" aria-labelledby="stats-heading">
+      <div className="stats__header">
+        <h2 id="stats-heading" className="stats__title">
+          Stats
+        </h2>
+        <p className={`stats__live stats__live--${live}`} role="status">
+          <span className="stats__live-dot" aria-hidden="true" />
+          {LIVE_TEXT[live]}
+        </p>
+      </div>
+
+      <div className="stats__ranges" role="group" aria-label="Range">
+        {STATS_RANGES.map((option) => (
+          <button
+            key={option}
+            type="button"
+            className="stats__range"
+            aria-pressed={range === option}
+            onClick={() => setRange(option)}
+          >
+            {RANGE_LABELS[option]}
+          </button>
+        ))}
+      </div>
+
+      {status === 'error' && (
+        <ErrorMessage
+          action={
+            <button type="button" className="button button--secondary" onClick={retry}>
+              Try again
+            </button>
+          }
+        >
+          {`Stats could not be loaded: ${error ?? ''}`}
+        </ErrorMessage>
+      )}
+      {status === 'loading' && !stats && <Loading>Loading stats…</Loading>}
+
+      {stats && (
+        <div className="stats__body" aria-busy={status === 'loading'}>
+          <dl className="stats__totals">
+            <Total term="Visits" value={stats.totals.visits} />
+            <Total term="People" value={stats.totals.humans} />
+            <Total term="Bots" value={stats.totals.bots} />
+            <Total term="Unique visitors" value={stats.totals.uniqueVisitors} />
+          </dl>
+          <StatsChart stats={stats} />
+          <div className="stats__lists">
+            <TopList title="Browsers" entries={named(stats.browsers)} />
+            <TopList title="OS" entries={named(stats.os)} />
+            <TopList title="Devices" entries={named(stats.devices)} />
+            <TopList
+              title="Referrers"
+              entries={named(stats.referrers).map((entry) =>
+                entry.key === DIRECT_REFERRER ? { ...entry, label: 'Direct' } : entry,
+              )}
+            />
+            <TopList
+              title="Countries"
+              entries={stats.countries.map(({ code, visits }) => ({
+                key: code,
+                label: `${countryName(code)} (${code})`,
+                visits,
+              }))}
+            />
+          </div>
+        </div>
+      )}
+
+      <div className="stats__tools">
+        <section className="stats__tool" aria-labelledby="qr-heading">
+          <h3 id="qr-heading" className="top-list__title">
+            QR code
+          </h3>
+          <QrCode urlID={urlID} shortLink={shortLinkFor(urlID)} />
+        </section>
+        <section className="stats__tool" aria-labelledby="export-heading">
+          <h3 id="export-heading" className="top-list__title">
+            Export
+          </h3>
+          <CsvButton urlID={urlID} />
+        </section>
+      </div>
+    </section>
+  );
+}
+
+function Total({ term, value }: { term: string; value: number }) {
+  return (
+    <div className="stats__total">
+      <dt>{term}</dt>
+      <dd className="tabular">{value}</dd>
+    </div>
+  );
+}
+
+function named(list: { name: string; visits: number }[]) {
+  return list.map(({ name, visits }) => ({ key: name, label: name, visits }));
+}
+
+/** 'Download CSV': every visit, fetched with X-Requested-With and saved as a file. */
+function CsvButton({ urlID }: { urlID: string }) {
+  const { signOut } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function onDownload() {
+    setBusy(true);
+    setError(null);
+    const result = await downloadVisitsCsv(urlID);
+    setBusy(false);
+    if (!result.ok) {
+      setError(result.message);
+      if (result.signedOut) signOut();
+    }
+  }
+
+  return (
+    <div className="stats__csv">
+      <button
+        type="button"
+        className="button button--secondary"
+        aria-busy={busy}
+        disabled={busy}
+        onClick={() => void onDownload()}
+      >
+        {busy ? 'Preparing…' : 'Download CSV'}
+      </button>
+      {error && <ErrorMessage>{`The CSV could not be downloaded: ${error}`}</ErrorMessage>}
+    </div>
+  );
+}

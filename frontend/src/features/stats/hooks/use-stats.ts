@@ -1,0 +1,68 @@
+import {
+  DEFAULT_STATS_RANGE,
+  type LinkStats,
+  type LiveVisit,
+  type StatsRange,
+} from '@shortener/contracts/web-stats';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSession } from '../../auth';
+import { getStats } from '../api/get-stats';
+import { applyVisit } from '../lib/apply-visit';
+
+export interface StatsState {
+  range: StatsRange;
+  stats: LinkStats | null;
+  /** 'loading' while the range's numbers are asked for; what was shown stays meanwhile. */
+  status: 'loading' | 'ready' | 'error';
+  error: string | null;
+}
+
+export interface Stats extends StatsState {
+  setRange: (range: StatsRange) => void;
+  retry: () => void;
+  /** Adds a visit the live stream announced (after the shown numbers were counted). */
+  addVisit: (visit: LiveVisit) => void;
+}
+
+/** The stats of one link over the chosen range (7 days at first), kept up to date live. */
+export function useStats(urlID: string): Stats {
+  const { signOut } = useSession();
+  const [state, setState] = useState<StatsState>({
+    range: DEFAULT_STATS_RANGE,
+    stats: null,
+    status: 'loading',
+    error: null,
+  });
+  const [attempt, setAttempt] = useState(0);
+  // Only the newest request may change what is shown.
+  const latest = useRef(0);
+
+  useEffect(() => {
+    const request = ++latest.current;
+    setState((current) => ({ ...current, status: 'loading', error: null }));
+    void getStats(urlID, state.range).then((result) => {
+      if (request !== latest.current) return;
+      if (result.ok) {
+        setState((current) => ({ ...current, stats: result.data, status: 'ready', error: null }));
+      } else {
+        if (result.signedOut) signOut();
+        setState((current) => ({ ...current, status: 'error', error: result.message }));
+      }
+    });
+  }, [urlID, state.range, attempt, signOut]);
+
+  const setRange = useCallback((range: StatsRange) => {
+    setState((current) => (current.range === range ? current : { ...current, range }));
+  }, []);
+  const retry = useCallback(() => setAttempt((count) => count + 1), []);
+  const addVisit = useCallback((visit: LiveVisit) => {
+    // While an answer is on its way, it counts the visit itself.
+    setState((current) =>
+      current.status === 'ready' && current.stats
+        ? { ...current, stats: applyVisit(current.stats, visit) }
+        : current,
+    );
+  }, []);
+
+  return { ...state, setRange, retry, addVisit };
+}
