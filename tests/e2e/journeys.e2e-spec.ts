@@ -9,28 +9,23 @@ import {
   type Response,
 } from 'playwright-core';
 import { VISITS_PAGE_DEFAULT } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  type MockUser,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { startOAuth2Mock, type MockUser, type OAuth2Mock, type Stack } from '@shortener/testkit';
 import {
   ARTIFACTS,
-  DESKTOP,
   definition,
+  DESKTOP,
   eventually,
   holdNextRequest,
   keyboardTo,
+  type LandingServer,
   launchChromium,
   localStorageOf,
+  type PageGlobals,
   readClipboard,
   screenshots,
+  startJourneyStack,
   startLandingServer,
   visible,
-  type LandingServer,
-  type PageGlobals,
 } from './support/browser';
 
 // The user journeys of SPEC.md in a real browser (Debian's Chromium through playwright-core)
@@ -69,8 +64,6 @@ const USER: MockUser = {
 };
 const AVATAR_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#0e7490"/><text x="32" y="42" font-size="28" text-anchor="middle" fill="#fff">E</text></svg>';
-
-const UNREACHABLE_LIMIT = String(1_000_000_000);
 
 const DATE_TIME = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}):(\d{2})$/;
 const DAY_S = 24 * 60 * 60;
@@ -184,18 +177,7 @@ describe('browser journeys', () => {
   beforeAll(async () => {
     landing = await startLandingServer();
     provider = await startOAuth2Mock({ erin: USER });
-    stack = await startStack({
-      // The rate limits are not under test, and their Redis counters are shared: every
-      // suite on this machine signs in and shortens from 127.0.0.1 (over a thousand sign-ins
-      // a minute were seen while others ran), so they are set out of reach.
-      env: {
-        SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
-        API_RATE_LIMIT: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
-      },
-      serviceEnv: { auth: provider.env },
-    });
+    stack = await startJourneyStack(provider);
     browser = await launchChromium();
   }, 120_000);
 

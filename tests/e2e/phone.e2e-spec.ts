@@ -1,14 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { startOAuth2Mock, startStack, type OAuth2Mock, type Stack } from '@shortener/testkit';
+import { startOAuth2Mock, type OAuth2Mock, type Stack } from '@shortener/testkit';
 import {
   ARTIFACTS,
   DESKTOP,
-  PHONE,
   eventually,
   launchChromium,
+  PHONE,
   screenshots,
+  startJourneyStack,
   visible,
 } from './support/browser';
 
@@ -23,7 +24,6 @@ const HOST = 'docs.example.org';
 /** Two links that differ only at the end of the path, as many of a user's links do. */
 const URL_ONE = `https://${HOST}/guides/2026/a-rather-long-section-name/${RUN}/chapter-one`;
 const URL_TWO = `https://${HOST}/guides/2026/a-rather-long-section-name/${RUN}/chapter-two`;
-const UNREACHABLE_LIMIT = String(1_000_000_000);
 const MEASURE_SCRIPT = path.join(__dirname, 'support/measure-in-page.js');
 
 interface Shown {
@@ -147,15 +147,7 @@ describe('on a 390 px phone', () => {
         email: 'max@example.com',
       },
     });
-    stack = await startStack({
-      env: {
-        SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
-        API_RATE_LIMIT: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
-      },
-      serviceEnv: { auth: provider.env },
-    });
+    stack = await startJourneyStack(provider);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     context.setDefaultTimeout(15_000);

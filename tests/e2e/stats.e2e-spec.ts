@@ -1,22 +1,23 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, type Download, type Locator, type Page } from 'playwright-core';
-import { startOAuth2Mock, startStack, type OAuth2Mock, type Stack } from '@shortener/testkit';
+import { startOAuth2Mock, type OAuth2Mock, type Stack } from '@shortener/testkit';
 import { encode } from 'uqr';
 import {
   ARTIFACTS,
   DESKTOP,
-  PHONE,
-  SCREENSHOT_DIR,
   eventually,
   expectAccessible,
   holdNextRequest,
   keyboardTo,
+  type LandingServer,
   launchChromium,
+  PHONE,
+  SCREENSHOT_DIR,
   screenshots,
+  startJourneyStack,
   startLandingServer,
   visible,
-  type LandingServer,
 } from './support/browser';
 
 // Issue 15's Stats section in Chromium against the whole stack from its builds: visits made
@@ -27,7 +28,6 @@ import {
 
 const RUN = Date.now().toString(36);
 const FULL_NAME = 'Stella Statistics';
-const UNREACHABLE_LIMIT = String(1_000_000_000);
 
 const CHROME_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -158,15 +158,7 @@ describe('the Stats section of a link', () => {
     provider = await startOAuth2Mock({
       stella: { sub: `stats-${RUN}`, name: FULL_NAME, picture: '', email: 'stella@example.com' },
     });
-    stack = await startStack({
-      env: {
-        SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
-        API_RATE_LIMIT: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
-        SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
-      },
-      serviceEnv: { auth: provider.env },
-    });
+    stack = await startJourneyStack(provider);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
     context.setDefaultTimeout(15_000);

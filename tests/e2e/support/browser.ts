@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Locator, type Page, type Route } from 'playwright-core';
-import { REPO_ROOT } from '@shortener/testkit';
+import { REPO_ROOT, startStack, type OAuth2Mock, type Stack } from '@shortener/testkit';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -328,4 +328,25 @@ export async function localStorageOf(page: Page, origin: string): Promise<Map<st
   const state = await page.context().storageState();
   const entries = state.origins.find((entry) => entry.origin === origin)?.localStorage ?? [];
   return new Map(entries.map(({ name, value }) => [name, value]));
+}
+
+/** Out of reach of any journey (see startJourneyStack). */
+const UNREACHABLE_LIMIT = String(1_000_000_000);
+
+/**
+ * The whole stack as the journeys use it, signing in through the given mock provider. The
+ * rate limits are not under test and their Redis counters are shared: every suite on this
+ * machine signs in and shortens from 127.0.0.1 (over a thousand sign-ins a minute were seen
+ * while others ran), so they are set out of reach.
+ */
+export function startJourneyStack(provider: OAuth2Mock): Promise<Stack> {
+  return startStack({
+    env: {
+      SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
+      API_RATE_LIMIT: UNREACHABLE_LIMIT,
+      SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
+      SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
+    },
+    serviceEnv: { auth: provider.env },
+  });
 }
