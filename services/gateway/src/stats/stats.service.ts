@@ -1,9 +1,7 @@
 import { Readable } from 'node:stream';
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   internalApi,
-  isShortCode,
-  MESSAGES,
   type InternalError,
   type LinkStats,
   type SessionUser,
@@ -13,6 +11,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal, streamBackend } from '../backends/backend-call';
+import { ownedLink } from '../backends/owned-link';
 
 interface Caller {
   user: SessionUser;
@@ -29,14 +28,8 @@ export class StatsService {
 
   /** The caller's link, or 404 'Url not found' exactly as for a link that does not exist. */
   async ownLink(urlID: string, { user, requestId }: Caller): Promise<{ createdAt: number }> {
-    if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
-    const owned = await callBackend(this.links, internalApi.getLink, {
-      params: { code: urlID },
-      identity: { userId: user.id },
-      requestId,
-    });
-    if (owned.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
-    return { createdAt: Date.parse(owned.body.createdAt) };
+    const link = await ownedLink(this.links, urlID, { userId: user.id }, requestId);
+    return { createdAt: Date.parse(link.createdAt) };
   }
 
   async stats(urlID: string, range: StatsRange, caller: Caller): Promise<LinkStats> {

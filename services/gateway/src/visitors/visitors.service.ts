@@ -1,7 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
   internalApi,
-  isShortCode,
   MESSAGES,
   VISITS_PAGE_DEFAULT,
   visitorsResponseSchema,
@@ -11,6 +10,7 @@ import {
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
+import { ownedLink } from '../backends/owned-link';
 
 export interface VisitorsPage {
   visits: VisitorsResponse;
@@ -31,15 +31,9 @@ export class VisitorsService {
     user: SessionUser,
     requestId?: string,
   ): Promise<VisitorsPage> {
-    if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
     const identity = { userId: user.id };
     // Ownership first: someone else's link answers exactly like an unknown one.
-    const owned = await callBackend(this.links, internalApi.getLink, {
-      params: { code: urlID },
-      identity,
-      requestId,
-    });
-    if (owned.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
+    await ownedLink(this.links, urlID, identity, requestId);
 
     const response = await callBackend(this.analytics, internalApi.visitsPage, {
       params: { code: urlID },
