@@ -5,6 +5,8 @@ import { InternalClient } from '@shortener/chassis';
 import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
+  VISIT_RECORD_MAX_EVENTS,
+  encodeVisitRecord,
   internalApi,
   type VisitEvent,
 } from '@shortener/contracts';
@@ -70,7 +72,7 @@ describe('hostile visit events', () => {
   /** Sends raw values (as a hostile producer would: no schema check) on one key's partition. */
   async function produce(
     key: string,
-    values: string[],
+    values: (string | Buffer)[],
   ): Promise<{ partition: number; last: bigint }> {
     const [sent] = await producer.send({
       topic: TOPIC,
@@ -213,6 +215,109 @@ describe('hostile visit events', () => {
         new RegExp(`^${TOPIC.replace(/\./g, '\\.')}/${partition}/\\d+$`),
       );
     }
+    await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
+      what: `offset ${last + 1n} committed on partition ${partition}`,
+      timeoutMs: 30_000,
+    });
+  });
+
+  // Packed records (issue 16): the redirect service sends many visits in one record; earlier
+  // versions sent one JSON event a message. Both arrive on the same partitions during an upgrade.
+
+  it('stores packed records and one-event messages on one partition, each visit once (a rolling upgrade)', async () => {
+    const code = newCode();
+    const [alone, first, second, later] = [0, 1, 2, 3].map(() => visitEvent(code));
+    const { partition, last } = await produce(code, [
+      JSON.stringify(alone),
+      // A redelivery across the upgrade: `alone` again, packed this time.
+      encodeVisitRecord([first!, alone!, second!]),
+      JSON.stringify(later),
+    ]);
+    await waitFor(async () => (await count(code)) === 4, {
+      what: 'the four visits stored',
+      timeoutMs: 30_000,
+    });
+    expect(await storedIds(code)).toEqual([alone, first, second, later].map((e) => e!.id).sort());
+    await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
+      what: `offset ${last + 1n} committed on partition ${partition}`,
+      timeoutMs: 30_000,
+    });
+    expect(deadLettersOf(code)).toEqual([]);
+  });
+
+  it('dead-letters one bad event of a packed record alone, with its place and reason, and stores the rest', async () => {
+    const code = newCode();
+    const events = Array.from({ length: 30 }, () => visitEvent(code));
+    // One the schema refuses, one PostgreSQL refuses (the constraint of the test above).
+    const nul = (events[4] = visitEvent(code, { userAgent: 'Mozilla/5.0\u0000(hostile)' }));
+    const refused = (events[21] = visitEvent(code, { referrer: REFUSED_REFERRER }));
+    const { partition, last } = await produce(code, [encodeVisitRecord(events)]);
+
+    await waitFor(async () => (await count(code)) === 28, {
+      what: 'the 28 good visits stored',
+      timeoutMs: 30_000,
+    });
+    const stored = events.filter((event) => event !== nul && event !== refused);
+    expect(await storedIds(code)).toEqual(stored.map((event) => event.id).sort());
+    const letters = await waitFor(() => deadLettersOf(code).length === 2 && deadLettersOf(code), {
+      what: 'the two bad events dead-lettered',
+      timeoutMs: 30_000,
+    });
+    const byPart = new Map(
+      letters.map((letter) => [letter.headers?.['dlq-part']?.toString(), letter]),
+    );
+    // Each alone, as the one-event message a consumer reads like any other.
+    expect(byPart.get('5/30')?.value?.toString()).toBe(JSON.stringify(nul));
+    expect(byPart.get('5/30')?.headers?.['dlq-reason']?.toString()).toMatch(/NUL/);
+    expect(byPart.get('22/30')?.value?.toString()).toBe(JSON.stringify(refused));
+    expect(byPart.get('22/30')?.headers?.['dlq-reason']?.toString()).toContain('23514');
+    await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
+      what: `offset ${last + 1n} committed on partition ${partition}`,
+      timeoutMs: 30_000,
+    });
+  });
+
+  it('dead-letters whole, with the reason, a record that is truncated, oversized or of an unknown version, and moves on', async () => {
+    const code = newCode();
+    const good = visitEvent(code);
+    const record = encodeVisitRecord([visitEvent(code), visitEvent(code)]);
+    const truncated = record.subarray(0, record.length - 3);
+    const unknown = Buffer.from(record);
+    unknown[1] = 2;
+    const tooMany = Buffer.from(record);
+    tooMany.writeUInt32BE(VISIT_RECORD_MAX_EVENTS + 1, 2);
+    const tooLarge = Buffer.concat([record, Buffer.alloc(1_000_000)]);
+    const { partition, last } = await produce(code, [
+      truncated,
+      unknown,
+      tooMany,
+      JSON.stringify(good),
+      tooLarge,
+    ]);
+
+    await waitFor(async () => (await count(code)) === 1, {
+      what: 'the good visit stored',
+      timeoutMs: 30_000,
+    });
+    const letters = await waitFor(() => deadLettersOf(code).length === 4 && deadLettersOf(code), {
+      what: 'the four records dead-lettered',
+      timeoutMs: 30_000,
+    });
+    const reasons = new Map(
+      letters.map((letter) => [letter.headers?.['dlq-reason']?.toString(), letter.value]),
+    );
+    expect([...reasons.keys()].sort()).toEqual(
+      [
+        'truncated record: event 2 of 2',
+        'unknown record version 2',
+        `oversized record: ${VISIT_RECORD_MAX_EVENTS + 1} events`,
+        `oversized record: ${tooLarge.length} bytes`,
+      ].sort(),
+    );
+    // Whole, byte for byte, as they came.
+    expect(reasons.get('truncated record: event 2 of 2')).toEqual(truncated);
+    expect(reasons.get(`oversized record: ${tooLarge.length} bytes`)).toEqual(tooLarge);
+    expect(await storedIds(code)).toEqual([good.id]);
     await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
       what: `offset ${last + 1n} committed on partition ${partition}`,
       timeoutMs: 30_000,

@@ -1,6 +1,7 @@
 export * from './links';
 export * from './api';
 export * from './visits';
+export * from './visit-record';
 export * from './internal';
 export * from './internal-api';
 export * from './sessions';

@@ -45,7 +45,12 @@ export function parseVisitEvent(raw: Buffer | string | null): VisitEventParse {
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
-  const result = visitEventSchema.safeParse(json);
+  return checkVisitEvent(json);
+}
+
+/** Checks a decoded event against the schema; never throws. */
+export function checkVisitEvent(value: unknown): VisitEventParse {
+  const result = visitEventSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
     return {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { retryForever, type Adapter } from '@shortener/chassis';
+import { periodic, retryForever, type Adapter } from '@shortener/chassis';
+import { VISITS_TOPIC } from '@shortener/contracts';
 import { createKafka, createProducer } from '@shortener/chassis-kafka';
 import { redisLinkCache, type LinkCache } from '@shortener/link-cache';
 import type { RedirectConfig } from './config';
@@ -11,6 +12,9 @@ export interface RedirectAdapters {
   linkCache: Adapter<LinkCache>;
   visits: Adapter<VisitPublisher>;
 }
+
+/** How often the publisher looks again at how many partitions the visits topic has. */
+const PARTITIONS_RECOUNT_MS = 60_000;
 
 /** A stored link to anything but an http(s) URL: someone wrote to the cache who should not. */
 export function refusedLink(logger: Logger) {
@@ -41,23 +45,49 @@ export function kafkaVisitPublisher(
     retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2000 },
   });
   let connected = false;
+  let partitions: number | undefined;
   producer.on(producer.events.CONNECT, () => (connected = true));
   producer.on(producer.events.DISCONNECT, () => (connected = false));
+  const countPartitions = async (): Promise<void> => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const [topic] = (await admin.fetchTopicMetadata({ topics: [VISITS_TOPIC] })).topics;
+      partitions = topic?.partitions.length;
+    } finally {
+      await admin.disconnect();
+    }
+  };
   void retryForever(
-    () => producer.connect(),
+    async () => {
+      await producer.connect();
+      await countPartitions();
+    },
     (error, retryInMs) =>
       logger.warn({ err: (error as Error).message, retryInMs }, 'Kafka not available yet'),
   );
+  // Partitions added to the topic are written to from the next count on.
+  const recount = periodic({
+    name: 'count visits partitions',
+    everyMs: PARTITIONS_RECOUNT_MS,
+    run: countPartitions,
+    logger,
+  });
   return {
-    value: new KafkaVisitPublisher(producer),
+    value: new KafkaVisitPublisher(producer, () => partitions),
     checks: [
       {
         name: 'kafka',
         check: () =>
-          connected ? Promise.resolve() : Promise.reject(new Error('producer not connected')),
+          connected && partitions !== undefined
+            ? Promise.resolve()
+            : Promise.reject(new Error('producer not connected')),
       },
     ],
-    close: () => producer.disconnect(),
+    close: async () => {
+      await recount.stop();
+      await producer.disconnect();
+    },
   };
 }
 

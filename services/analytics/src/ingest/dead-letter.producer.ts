@@ -12,10 +12,12 @@ export interface RejectedMessage {
 
 export const DLQ_REASON_HEADER = 'dlq-reason';
 export const DLQ_SOURCE_HEADER = 'dlq-source';
+/** For one event of a packed record: which one, as `index/count` (from 1). */
+export const DLQ_PART_HEADER = 'dlq-part';
 
 /**
  * Sends messages that failed the event schema to the dead-letter topic as they came (key,
- * value, headers), plus why and where from, so they can be inspected and replayed. The
+ * value, headers; one event of a packed record alone), plus why and where from, so they can be inspected and replayed. The
  * producer is idempotent, so its own retries never write a message twice. Its retries are
  * bounded (kafkajs warns about that once): a send that fails comes back to the batch loop,
  * which heartbeats and can stop, and tries again; after such an outage a dead letter may be

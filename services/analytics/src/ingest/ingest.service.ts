@@ -83,7 +83,7 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
     const refused = await this.storeIsolating(plan.visits, plan.repeated);
     return [
       ...plan.rejected,
-      ...refused.map(({ index, reason }) => ({ origin: plan.origins[index]!, reason })),
+      ...refused.map(({ index, reason }) => ({ ...plan.origins[index]!, reason })),
     ];
   }
 

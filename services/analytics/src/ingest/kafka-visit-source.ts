@@ -4,7 +4,8 @@ import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import { retry, retryForever, type Adapter } from '@shortener/chassis';
 import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
-import { DeadLetterProducer, type RejectedMessage } from './dead-letter.producer';
+import { VISIT_EVENT_SCHEMA_VERSION } from '@shortener/contracts';
+import { DeadLetterProducer, DLQ_PART_HEADER, type RejectedMessage } from './dead-letter.producer';
 import type { Unstored } from './visit-batch';
 import type { VisitSink, VisitSource } from './visit-source';
 
@@ -25,14 +26,26 @@ function nextOffset(batch: Batch): string {
   return (BigInt(batch.lastOffset()) + 1n).toString();
 }
 
-/** The message as it came, for the dead-letter topic, with why it cannot be stored. */
-function rejectedMessage({ origin, reason }: Unstored<KafkaMessage>): RejectedMessage {
-  return {
+/**
+ * What cannot be stored, for the dead-letter topic, with why: the message as it came or, for one
+ * event of a packed record, that event alone as a one-event message (the version-1 JSON a
+ * consumer reads as any other), with its place in the record.
+ */
+export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>): RejectedMessage {
+  const message = {
     offset: origin.offset,
     key: origin.key ?? null,
     value: origin.value,
     headers: origin.headers,
     reason,
+  };
+  if (part === undefined) return message;
+  return {
+    ...message,
+    value: Buffer.from(
+      JSON.stringify({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...part.event }),
+    ),
+    headers: { ...origin.headers, [DLQ_PART_HEADER]: `${part.index}/${part.count}` },
   };
 }
 

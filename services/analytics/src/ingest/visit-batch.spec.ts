@@ -1,6 +1,10 @@
 import type { KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
-import { VISIT_EVENT_SCHEMA_VERSION, type VisitEvent } from '@shortener/contracts';
+import {
+  encodeVisitRecord,
+  VISIT_EVENT_SCHEMA_VERSION,
+  type VisitEvent,
+} from '@shortener/contracts';
 import { planBatch, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
@@ -29,7 +33,7 @@ function event(overrides: Partial<VisitEvent> = {}): VisitEvent {
 }
 
 let offset = 0;
-function message(value: string | null, key: string | null = 'AbC1234'): KafkaMessage {
+function message(value: string | Buffer | null, key: string | null = 'AbC1234'): KafkaMessage {
   offset += 1;
   return {
     offset: String(offset),
@@ -114,9 +118,9 @@ describe('planBatch', () => {
       message(JSON.stringify(event())),
     ];
     const plan = planBatch(fromKafka(messages), enrich);
-    expect(plan.origins).toEqual([messages[1], messages[2]]);
+    expect(plan.origins).toEqual([{ origin: messages[1] }, { origin: messages[2] }]);
     expect(plan.visits.map((row) => row.id)).toEqual(
-      plan.origins.map((origin) => (JSON.parse(origin.value!.toString()) as VisitEvent).id),
+      plan.origins.map(({ origin }) => (JSON.parse(origin.value!.toString()) as VisitEvent).id),
     );
   });
 
@@ -132,9 +136,78 @@ describe('planBatch', () => {
       enrich,
     );
     expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
-    expect(plan.origins).toEqual(['first']);
+    expect(plan.origins).toEqual([{ origin: 'first' }]);
     expect(plan.rejected).toEqual([{ origin: 'second', reason: 'timestamp: out of range' }]);
     expect(plan.repeated).toBe(1);
+  });
+
+  it('takes packed records and one-event messages in the same batch (a rolling upgrade)', () => {
+    const [a, b, c, d] = [event(), event({ urlID: 'xyz9876' }), event(), event()];
+    const messages = [
+      message(JSON.stringify(a)),
+      message(encodeVisitRecord([b, c]), null),
+      message(JSON.stringify(d)),
+    ];
+    const plan = planBatch(fromKafka(messages), enrich);
+    expect(plan.rejected).toEqual([]);
+    expect(plan.visits.map((row) => [row.id, row.urlId])).toEqual([
+      [a.id, a.urlID],
+      [b.id, 'xyz9876'],
+      [c.id, c.urlID],
+      [d.id, d.urlID],
+    ]);
+    expect(plan.origins.map(({ origin, part }) => [origin, part?.index, part?.count])).toEqual([
+      [messages[0], undefined, undefined],
+      [messages[1], 1, 2],
+      [messages[1], 2, 2],
+      [messages[2], undefined, undefined],
+    ]);
+  });
+
+  it('stores once an event that came both alone and packed (a redelivery across an upgrade)', () => {
+    const visit = event();
+    const plan = planBatch(
+      fromKafka([message(JSON.stringify(visit)), message(encodeVisitRecord([visit, event()]))]),
+      enrich,
+    );
+    expect(plan.visits).toHaveLength(2);
+    expect(plan.repeated).toBe(1);
+  });
+
+  it('sets aside one bad event of a record alone, with its place, and keeps the others', () => {
+    const [good, bad, late] = [event(), event({ urlID: 'abc' }), event({ timestamp: 9e15 })];
+    const raw = Buffer.from(encodeVisitRecord([good, bad, late]));
+    // A producer that skipped the schema: the second event's code is not a short code.
+    raw.write('../', raw.indexOf('abc'), 'latin1');
+    const record = message(raw);
+    const plan = planBatch(fromKafka([record]), enrich);
+    expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
+    expect(
+      plan.rejected.map(({ origin, part, reason }) => [
+        origin,
+        part?.index,
+        part?.count,
+        part?.event.id,
+        part?.event.urlID,
+        reason.split(':')[0],
+      ]),
+    ).toEqual([
+      [record, 2, 3, bad.id, '../', 'urlID'],
+      [record, 3, 3, late.id, late.urlID, 'timestamp'],
+    ]);
+  });
+
+  it('sets aside a record that cannot be read whole, with the reason, keeping the rest', () => {
+    const good = event();
+    const raw = encodeVisitRecord([event(), event()]);
+    const truncated = message(raw.subarray(0, raw.length - 5));
+    const unknown = message(Buffer.concat([Buffer.from([0, 7]), raw.subarray(2)]));
+    const plan = planBatch(fromKafka([truncated, message(JSON.stringify(good)), unknown]), enrich);
+    expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
+    expect(plan.rejected).toEqual([
+      { origin: truncated, reason: 'truncated record: event 2 of 2' },
+      { origin: unknown, reason: 'unknown record version 7' },
+    ]);
   });
 
   it('gives the referrers breakdown a host, (direct) or (unknown)', () => {

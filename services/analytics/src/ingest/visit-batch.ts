@@ -1,4 +1,12 @@
-import { DIRECT_REFERRER, parseVisitEvent, type VisitEvent } from '@shortener/contracts';
+import {
+  checkRecordedVisit,
+  DIRECT_REFERRER,
+  isVisitRecord,
+  parseVisitEvent,
+  readVisitRecord,
+  type RecordedVisit,
+  type VisitEvent,
+} from '@shortener/contracts';
 import type { VisitRow } from '../visits/visits.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
@@ -10,16 +18,33 @@ import type { ParsedUserAgent } from './user-agent.parser';
 export type Incoming<Origin> =
   { value: Buffer | null; origin: Origin } | { event: VisitEvent; origin: Origin };
 
-/** An event that cannot be stored for its data (never for an outage), and why. */
-export interface Unstored<Origin> {
+/** One of the events of a packed record (see @shortener/contracts' visit-record). */
+export interface RecordPart {
+  /** Its place in the record, from 1. */
+  index: number;
+  count: number;
+  /** The event as the record held it, before its check. */
+  event: RecordedVisit;
+}
+
+/**
+ * Where an event came from: its source's origin and, when a packed record carried it with
+ * others, which of them it is, so that it alone can be dead-lettered.
+ */
+export interface EventOrigin<Origin> {
   origin: Origin;
+  part?: RecordPart;
+}
+
+/** An event (or a whole record) that cannot be stored for its data, never for an outage, and why. */
+export interface Unstored<Origin> extends EventOrigin<Origin> {
   reason: string;
 }
 
 export interface BatchPlan<Origin> {
   visits: VisitRow[];
   /** Where each visit came from, by the visit's index. */
-  origins: Origin[];
+  origins: EventOrigin<Origin>[];
   /** Events that failed the schema or cannot be stored. */
   rejected: Unstored<Origin>[];
   /** Events repeated inside the batch itself, stored once. */
@@ -43,7 +68,7 @@ export interface VisitEnrichment {
 /** Events parsed and checked, with where each came from. */
 export interface ParsedBatch<Origin> {
   events: VisitEvent[];
-  origins: Origin[];
+  origins: EventOrigin<Origin>[];
   rejected: Unstored<Origin>[];
 }
 
@@ -78,21 +103,41 @@ export function unstorable(event: VisitEvent): string | undefined {
   return event.timestamp > MAX_TIMESTAMP_MS ? 'timestamp: out of range' : undefined;
 }
 
-/** Parses and checks a batch: events to store, and those that cannot be, with their origins. */
+/**
+ * Parses and checks a batch: events to store, and those that cannot be, with their origins. A
+ * message is one JSON event or a packed record of many; a record that cannot be read is
+ * refused whole, an event of a readable record that fails its check is refused alone.
+ */
 export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
   const events: VisitEvent[] = [];
-  const origins: Origin[] = [];
+  const origins: EventOrigin<Origin>[] = [];
   const rejected: Unstored<Origin>[] = [];
-  for (const item of incoming) {
-    const parsed =
-      'event' in item ? { ok: true as const, event: item.event } : parseVisitEvent(item.value);
+  const accept = (parsed: ReturnType<typeof parseVisitEvent>, from: EventOrigin<Origin>): void => {
     const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
     if (reason !== undefined || !parsed.ok) {
-      rejected.push({ origin: item.origin, reason: reason ?? 'invalid event' });
-      continue;
+      rejected.push({ ...from, reason: reason ?? 'invalid event' });
+      return;
     }
     events.push(parsed.event);
-    origins.push(item.origin);
+    origins.push(from);
+  };
+  for (const item of incoming) {
+    if ('event' in item) {
+      accept({ ok: true, event: item.event }, { origin: item.origin });
+    } else if (isVisitRecord(item.value)) {
+      const record = readVisitRecord(item.value);
+      if (!record.ok) {
+        rejected.push({ origin: item.origin, reason: record.reason });
+        continue;
+      }
+      const count = record.events.length;
+      for (const [at, event] of record.events.entries()) {
+        const part = { index: at + 1, count, event };
+        accept(checkRecordedVisit(event), { origin: item.origin, part });
+      }
+    } else {
+      accept(parseVisitEvent(item.value), { origin: item.origin });
+    }
   }
   return { events, origins, rejected };
 }

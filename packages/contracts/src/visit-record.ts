@@ -1,0 +1,204 @@
+import {
+  checkVisitEvent,
+  VISIT_EVENT_SCHEMA_VERSION,
+  type VisitEvent,
+  type VisitEventParse,
+} from './visits';
+
+/**
+ * Many visits in one Kafka record: the redirect service packs the visits of one partition into
+ * records of this format, so the Kafka client's cost per message is paid once per record.
+ *
+ * Layout (big-endian):
+ *   0      u8    0x00, the marker: a one-event message is JSON and starts with `{`
+ *   1      u8    format version (VISIT_RECORD_VERSION)
+ *   2      u32   number of events, 1..VISIT_RECORD_MAX_EVENTS
+ *   6      the events, one after another:
+ *          16 bytes  id (the UUID's bytes)
+ *          f64       timestamp, milliseconds since the epoch
+ *          u16 + n   urlID, UTF-8
+ *          u16 + n   ip, UTF-8
+ *          u16 + n   userAgent, UTF-8
+ *          u16 + n   referrer, UTF-8; the length 0xFFFF means null
+ * Nothing may follow the last event. Each event is checked against visitEventSchema when read,
+ * as a one-event message is, so a record carries exactly what a message of each event would.
+ */
+export const VISIT_RECORD_MARKER = 0x00;
+export const VISIT_RECORD_VERSION = 1;
+export const VISIT_RECORD_MAX_EVENTS = 20_000;
+/** Under Kafka's default largest message (message.max.bytes, 1 MiB), with room for framing. */
+export const VISIT_RECORD_MAX_BYTES = 1_000_000;
+
+const HEADER_BYTES = 6;
+const FIXED_EVENT_BYTES = 16 + 8 + 4 * 2;
+const NULL_TEXT = 0xffff;
+/** The most bytes a string of `length` UTF-16 units takes in UTF-8. */
+const utf8Bound = (length: number) => length * 3;
+
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 16; digit++) {
+  HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
+  HEX_VALUE['0123456789ABCDEF'.charCodeAt(digit)] = digit;
+}
+
+/** Writes a UUID's 16 bytes at `offset`; false (nothing sensible written) if it is not one. */
+function writeUuid(buffer: Buffer, offset: number, uuid: string): boolean {
+  if (uuid.length !== 36) return false;
+  let at = offset;
+  for (let i = 0; i < 36; i += 2) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) i++;
+    const high = HEX_VALUE[uuid.charCodeAt(i) & 127]!;
+    const low = HEX_VALUE[uuid.charCodeAt(i + 1) & 127]!;
+    if (high < 0 || low < 0) return false;
+    buffer[at++] = (high << 4) | low;
+  }
+  return true;
+}
+
+function readUuid(buffer: Buffer, offset: number): string {
+  const hex = buffer.toString('hex', offset, offset + 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Packs visit events into one record of at most `capacity` bytes. Events are expected to have
+ * passed visitEventSchema (the redirect service checks each before it leaves).
+ */
+export class VisitRecordBuilder {
+  private readonly buffer: Buffer;
+  private offset = HEADER_BYTES;
+  private events = 0;
+
+  constructor(private readonly capacity = VISIT_RECORD_MAX_BYTES) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
+
+  get count(): number {
+    return this.events;
+  }
+
+  /** Adds an event; false when it does not fit (this record is full: finish it). */
+  add(event: VisitEvent): boolean {
+    const bound =
+      FIXED_EVENT_BYTES +
+      utf8Bound(
+        event.urlID.length +
+          event.ip.length +
+          event.userAgent.length +
+          (event.referrer?.length ?? 0),
+      );
+    if (this.events >= VISIT_RECORD_MAX_EVENTS || this.offset + bound > this.capacity) {
+      if (this.events === 0) throw new RangeError('a visit event larger than a record');
+      return false;
+    }
+    const buffer = this.buffer;
+    let at = this.offset;
+    if (!writeUuid(buffer, at, event.id)) throw new TypeError('visit event id is not a UUID');
+    at = buffer.writeDoubleBE(event.timestamp, at + 16);
+    at = this.text(at, event.urlID);
+    at = this.text(at, event.ip);
+    at = this.text(at, event.userAgent);
+    if (event.referrer === null) at = buffer.writeUInt16BE(NULL_TEXT, at);
+    else at = this.text(at, event.referrer);
+    this.offset = at;
+    this.events++;
+    return true;
+  }
+
+  /** The record; the builder is spent. */
+  finish(): Buffer {
+    if (this.events === 0) throw new RangeError('an empty visit record');
+    this.buffer[0] = VISIT_RECORD_MARKER;
+    this.buffer[1] = VISIT_RECORD_VERSION;
+    this.buffer.writeUInt32BE(this.events, 2);
+    return this.buffer.subarray(0, this.offset);
+  }
+
+  private text(at: number, value: string): number {
+    const length = this.buffer.write(value, at + 2, 'utf8');
+    this.buffer.writeUInt16BE(length, at);
+    return at + 2 + length;
+  }
+}
+
+/** Packs events into one record (tests, tools); VisitRecordBuilder for many. */
+export function encodeVisitRecord(events: readonly VisitEvent[]): Buffer {
+  const builder = new VisitRecordBuilder();
+  for (const event of events) {
+    if (!builder.add(event)) throw new RangeError('visit events larger than a record');
+  }
+  return builder.finish();
+}
+
+/** An event as a record holds it, before its schema check. */
+export interface RecordedVisit {
+  id: string;
+  urlID: string;
+  timestamp: number;
+  ip: string;
+  userAgent: string;
+  referrer: string | null;
+}
+
+export type VisitRecordRead = { ok: true; events: RecordedVisit[] } | { ok: false; reason: string };
+
+/**
+ * Reads a record's events without checking them; a record that is truncated, oversized, of an
+ * unknown version or followed by stray bytes is refused whole, with the reason. Never throws.
+ */
+export function readVisitRecord(raw: Buffer): VisitRecordRead {
+  if (raw.length < HEADER_BYTES || raw[0] !== VISIT_RECORD_MARKER)
+    return { ok: false, reason: 'truncated record: no header' };
+  if (raw[1] !== VISIT_RECORD_VERSION)
+    return { ok: false, reason: `unknown record version ${raw[1]}` };
+  if (raw.length > VISIT_RECORD_MAX_BYTES)
+    return { ok: false, reason: `oversized record: ${raw.length} bytes` };
+  const count = raw.readUInt32BE(2);
+  if (count === 0) return { ok: false, reason: 'empty record' };
+  if (count > VISIT_RECORD_MAX_EVENTS)
+    return { ok: false, reason: `oversized record: ${count} events` };
+  const events: RecordedVisit[] = [];
+  let at = HEADER_BYTES;
+  const text = (): string | null | undefined => {
+    if (at + 2 > raw.length) return undefined;
+    const length = raw.readUInt16BE(at);
+    at += 2;
+    if (length === NULL_TEXT) return null;
+    if (at + length > raw.length) return undefined;
+    const value = raw.toString('utf8', at, at + length);
+    at += length;
+    return value;
+  };
+  for (let index = 0; index < count; index++) {
+    const truncated = {
+      ok: false as const,
+      reason: `truncated record: event ${index + 1} of ${count}`,
+    };
+    if (at + 24 > raw.length) return truncated;
+    const id = readUuid(raw, at);
+    const timestamp = raw.readDoubleBE(at + 16);
+    at += 24;
+    const urlID = text();
+    const ip = text();
+    const userAgent = text();
+    const referrer = text();
+    if (urlID == null || ip == null || userAgent == null || referrer === undefined)
+      return urlID === null || ip === null || userAgent === null
+        ? { ok: false, reason: `event ${index + 1} of ${count}: null text where text is required` }
+        : truncated;
+    events.push({ id, urlID, timestamp, ip, userAgent, referrer });
+  }
+  if (at !== raw.length)
+    return { ok: false, reason: `${raw.length - at} stray bytes after event ${count}` };
+  return { ok: true, events };
+}
+
+/** A recorded event checked against the schema a one-event message is held to. */
+export function checkRecordedVisit(recorded: RecordedVisit): VisitEventParse {
+  return checkVisitEvent({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...recorded });
+}
+
+/** Whether a message value is a packed record rather than one JSON event. */
+export function isVisitRecord(raw: Buffer | null): raw is Buffer {
+  return raw !== null && raw.length > 0 && raw[0] === VISIT_RECORD_MARKER;
+}
