@@ -10,9 +10,20 @@ import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { cpuMeter, rssPeak } from './proc.mjs';
 
 const WRK = { threads: 1, connections: 64, seconds: 8 };
 const ROUNDS = 2;
+
+function hasWrk() {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary is ENOENT.
+    return error.code !== 'ENOENT';
+  }
+}
 
 function cores() {
   try {
@@ -99,7 +110,11 @@ async function bareServer() {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const [port] = await once(child.stdout, 'data');
-  return { url: `http://127.0.0.1:${String(port).trim()}`, stop: () => child.kill('SIGTERM') };
+  return {
+    url: `http://127.0.0.1:${String(port).trim()}`,
+    pid: child.pid,
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 /**
@@ -111,6 +126,10 @@ async function bareServer() {
 export async function pinnedComparison({ redirect, consumer, others, paths, served, stored }) {
   if (cores() < 2) {
     console.log('pinned mode: needs 2 cores; skipped');
+    return null;
+  }
+  if (!hasWrk()) {
+    console.log('pinned mode: needs wrk (Debian: apt-get install wrk); skipped');
     return null;
   }
   const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'paths.lua');
@@ -130,11 +149,23 @@ export async function pinnedComparison({ redirect, consumer, others, paths, serv
   const servedBefore = await served();
   const storedBefore = await stored();
   const runs = { bare: [], redirect: [] };
+  /** A wrk run with the server's CPU time per request and its peak resident memory. */
+  const measured = async (url, pid) => {
+    const cpu = cpuMeter([['server', (p) => p.pid === pid]]);
+    const memory = rssPeak(pid, 100);
+    const result = await wrk(url, script);
+    const seconds = cpu().server;
+    return {
+      ...result,
+      'cpu µs/req': Math.round((seconds * 1e6) / (result.rps * WRK.seconds)),
+      'peak rss MB': Math.round(memory()),
+    };
+  };
   consumer.kill('SIGSTOP');
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
-      runs.bare.push(await wrk(bare.url, script));
-      runs.redirect.push(await wrk(redirect.url, script));
+      runs.bare.push(await measured(bare.url, bare.pid));
+      runs.redirect.push(await measured(redirect.url, redirect.child.pid));
     }
   } finally {
     consumer.kill('SIGCONT');
@@ -165,7 +196,9 @@ export async function pinnedComparison({ redirect, consumer, others, paths, serv
   console.log(
     `pinned ratio (best runs): ${(bestRedirect.rps / bestBare.rps).toFixed(2)} ` +
       `(${Math.round(bestRedirect.rps)} vs ${Math.round(bestBare.rps)} requests/s; goal >= 0.6); ` +
-      `redirect p99 ${bestRedirect.p99} ms (goal <= 5 ms)`,
+      `redirect p99 ${bestRedirect.p99} ms (goal <= 5 ms); ` +
+      `redirect peak resident memory ${Math.max(...runs.redirect.map((r) => r['peak rss MB']))} MB ` +
+      '(goal <= 100 MB)',
   );
   console.log(`pinned: redirects served ${redirected}, visits stored ${kept}`);
   return { ratio: bestRedirect.rps / bestBare.rps, redirected, stored: kept };

@@ -14,6 +14,7 @@
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/redirect.mjs [--seconds 15] [--connections 50] [--codes 100]
 //                           [--redirect-env '{"NODE_OPTIONS": "..."}']  (to compare settings)
+//                           [--only pinned]  (the pinned comparison alone)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -30,6 +31,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     codes: { type: 'string', default: '100' },
     'redirect-env': { type: 'string', default: '{}' },
+    /** `pinned`: the pinned comparison only. */
+    only: { type: 'string', default: '' },
   },
 });
 const seconds = Number(args.seconds);
@@ -140,6 +143,7 @@ async function main() {
       served: () => redirectsServed(redirect.url),
       stored: countVisits,
     });
+    if (args.only === 'pinned') return;
 
     console.log('\nwhole box (nothing pinned, autocannon):');
     const bare = await bareServer();
