@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostPort, testServers, viaPort } from '@shortener/testkit';
+import { hostPort, testServers, viaPort, waitFor } from '@shortener/testkit';
 import { RedirectLoad } from './support/load';
 import { ReplyHoldingProxy } from './support/reply-holding-proxy';
 import {
@@ -49,8 +49,8 @@ describe('scenario 2: the analytics consumer is killed mid-batch three times', (
   it('stores every visit once across the restarts', async () => {
     const redirect = stack!.get('redirect');
     const expected = await createLinks(stack!.client('links'), 'consumer-killed');
-    // Bounded by time, and stopped as soon as the third restart is done; each restart waits
-    // for the group to drop the killed member (its 30 s session timeout).
+    // Bounded by time, and stopped as soon as the third restart is storing visits again;
+    // each restart waits for the group to drop the killed member (its session timeout).
     load = new RedirectLoad({
       targets: [redirect.url],
       expected,
@@ -67,15 +67,30 @@ describe('scenario 2: the analytics consumer is killed mid-batch three times', (
         const analytics = stack!.get('analytics');
         // The duplicates this instance skipped: redeliveries of the batch of the last kill.
         redelivered += await metric(analytics, 'analytics_visits_duplicate_total');
+        const killedAt = Date.now();
         const restarted = stack!.restart(analytics, 'SIGKILL');
         await analytics.exited;
         // The killed process's connections are closed: PostgreSQL rolls back what was open.
         database!.release();
-        await ready(await restarted);
-        const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+        const again = await restarted;
+        const since = (at: number): string => `${((at - killedAt) / 1000).toFixed(1)} s`;
+        const startedAt = Date.now();
+        // Visits flowing again: the new instance has stored a visit it had not stored before
+        // (a redelivered one it skips does not count), the load having gone on all along.
+        const [joinedAt, storingAt] = await Promise.all([
+          waitFor(async () => (await fetch(`${again.url}/readyz`)).ok && Date.now(), {
+            what: 'the restarted consumer in its group',
+            timeoutMs: 60_000,
+          }),
+          waitFor(
+            async () => (await metric(again, 'analytics_visits_stored_total')) > 0 && Date.now(),
+            { what: 'the restarted consumer storing visits', timeoutMs: 60_000 },
+          ),
+        ]);
         kills.push(
-          `${point.what} (caught ${seconds(caughtAt - began)} in, ` +
-            `group rejoined ${seconds(Date.now() - caughtAt)} after the kill)`,
+          `${point.what} (caught ${((caughtAt - began) / 1000).toFixed(1)} s in; after the kill: ` +
+            `process up ${since(startedAt)}, group joined ${since(joinedAt)}, ` +
+            `visits stored again ${since(storingAt)})`,
         );
       }
       await sleep(3000);

@@ -11,13 +11,19 @@ import type { VisitSink, VisitSource } from './visit-source';
 
 type KafkaSourceConfig = Pick<
   AnalyticsConfig,
-  'KAFKA_CONSUMER_GROUP' | 'VISITS_TOPIC' | 'INGEST_CONCURRENCY'
+  'KAFKA_CONSUMER_GROUP' | 'VISITS_TOPIC' | 'INGEST_CONCURRENCY' | 'KAFKA_SESSION_TIMEOUT_MS'
 >;
 
 const RETRY_INITIAL_MS = 250;
 const RETRY_MAX_MS = 10_000;
-/** Well inside the session timeout, so a batch waiting out an outage keeps its partition. */
-const HEARTBEAT_EVERY_MS = 3000;
+
+/**
+ * A third of the session timeout (Kafka's rule, so two heartbeats can be missed), at most 3 s
+ * (kafkajs's default): a batch stored slowly or retried through an outage keeps its partition.
+ */
+export function heartbeatInterval(sessionTimeoutMs: number): number {
+  return Math.min(3000, Math.floor(sessionTimeoutMs / 3));
+}
 
 type Step = { name: 'database' | 'dead-letter'; run: () => Promise<void> };
 
@@ -62,13 +68,16 @@ export class KafkaVisitSource implements VisitSource {
   private problem = 'not connected to Kafka yet';
   private readonly stopping = new AbortController();
   private sink: VisitSink | undefined;
+  private readonly heartbeatMs: number;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly deadLetters: DeadLetterProducer,
     private readonly config: KafkaSourceConfig,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.heartbeatMs = heartbeatInterval(config.KAFKA_SESSION_TIMEOUT_MS);
+  }
 
   /** Joins the group in the background: the service is alive (and not ready) meanwhile. */
   start(sink: VisitSink): void {
@@ -107,8 +116,10 @@ export class KafkaVisitSource implements VisitSource {
   private async connect(): Promise<void> {
     const consumer = this.kafka.consumer({
       groupId: this.config.KAFKA_CONSUMER_GROUP,
-      sessionTimeout: 30_000,
-      heartbeatInterval: HEARTBEAT_EVERY_MS,
+      // A member killed without leaving (SIGKILL, OOM, a lost node) holds its partitions
+      // until this runs out: the group rebalances, and ingest resumes, only then.
+      sessionTimeout: this.config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatInterval: this.heartbeatMs,
       // Bigger fetches mean fewer, larger transactions; a burst on one link arrives in
       // batches of about this size per partition.
       maxBytesPerPartition: 4 * 1024 * 1024,
@@ -202,11 +213,17 @@ export class KafkaVisitSource implements VisitSource {
         },
       },
     ];
-    for (const step of steps) {
-      // Abandoned (stopping, or the partition moved to another member): nothing is resolved
-      // or committed, so the batch is fetched again from the last committed offset.
-      if (!(await this.untilDone(step, payload, sink))) return;
-    }
+    // kafkajs heartbeats only between batches: heartbeating all along, so the group keeps
+    // the partition here however long the batch takes, in a transaction or in retries.
+    const stored = await this.heartbeating(payload, async (lost) => {
+      for (const step of steps) {
+        // Abandoned (stopping, or the partition moved to another member): nothing is
+        // resolved or committed, so the batch is fetched again from the last committed offset.
+        if (!(await this.untilDone(step, payload, sink, lost))) return false;
+      }
+      return true;
+    });
+    if (!stored) return;
 
     payload.resolveOffset(batch.lastOffset());
     await payload.commitOffsetsIfNecessary({
@@ -220,11 +237,15 @@ export class KafkaVisitSource implements VisitSource {
     finish();
   }
 
-  /** Runs a step until it succeeds; false when the batch should be given up instead. */
+  /**
+   * Runs a step until it succeeds; false when the batch should be given up instead: on
+   * shutdown, or once a heartbeat failed (`lost`: the group is rebalancing or dropped us).
+   */
   private async untilDone(
     step: Step,
     payload: EachBatchPayload,
     sink: VisitSink,
+    lost: AbortSignal,
   ): Promise<boolean> {
     try {
       await retry(
@@ -239,7 +260,11 @@ export class KafkaVisitSource implements VisitSource {
         {
           initialMs: RETRY_INITIAL_MS,
           maxMs: RETRY_MAX_MS,
-          giveUp: () => this.stopping.signal.aborted || !payload.isRunning() || payload.isStale(),
+          giveUp: () =>
+            this.stopping.signal.aborted ||
+            lost.aborted ||
+            !payload.isRunning() ||
+            payload.isStale(),
           onRetry: (error, { delayMs }) =>
             this.logger.warn(
               {
@@ -251,8 +276,11 @@ export class KafkaVisitSource implements VisitSource {
               },
               'batch not stored yet; retrying it',
             ),
-          // Heartbeating meanwhile, so the group keeps the partition here.
-          wait: (ms) => this.wait(ms, payload),
+          // Woken early on shutdown or when the group moves on, to give the batch up.
+          wait: (ms) =>
+            sleep(ms, undefined, { signal: AbortSignal.any([this.stopping.signal, lost]) }).catch(
+              () => undefined,
+            ),
         },
       );
       return true;
@@ -261,14 +289,43 @@ export class KafkaVisitSource implements VisitSource {
     }
   }
 
-  /** Sleeps, heartbeating so the group keeps the partition here; wakes early on shutdown. */
-  private async wait(ms: number, payload: EachBatchPayload): Promise<void> {
-    const until = Date.now() + ms;
-    while (!this.stopping.signal.aborted && Date.now() < until) {
-      await sleep(Math.min(HEARTBEAT_EVERY_MS, until - Date.now()), undefined, {
-        signal: this.stopping.signal,
-      }).catch(() => undefined);
-      if (!this.stopping.signal.aborted) await payload.heartbeat();
+  /**
+   * Runs `work` while heartbeating every heartbeat interval (kafkajs sends one only when the
+   * last is that old). `lost` aborts when a heartbeat fails: the group is rebalancing, has
+   * dropped this member, or cannot be reached, and the batch should be given up after the
+   * step in hand. The error itself reaches kafkajs at its own next heartbeat, which rejoins.
+   */
+  private async heartbeating<T>(
+    payload: EachBatchPayload,
+    work: (lost: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const done = new AbortController();
+    const lost = new AbortController();
+    const beat = async (): Promise<void> => {
+      while (!lost.signal.aborted) {
+        await sleep(this.heartbeatMs, undefined, { signal: done.signal }).catch(() => undefined);
+        if (done.signal.aborted) return;
+        try {
+          await payload.heartbeat();
+        } catch (error) {
+          if (done.signal.aborted) return;
+          this.logger.warn(
+            {
+              err: error instanceof Error ? error.message : String(error),
+              partition: payload.batch.partition,
+            },
+            'heartbeat failed during a batch; it is not retried any more',
+          );
+          lost.abort(error);
+        }
+      }
+    };
+    // Never rejects; a heartbeat still in flight at the end is not waited for.
+    void beat();
+    try {
+      return await work(lost.signal);
+    } finally {
+      done.abort();
     }
   }
 }
