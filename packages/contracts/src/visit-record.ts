@@ -66,11 +66,17 @@ function readUuid(buffer: Buffer, offset: number): string {
  */
 export class VisitRecordBuilder {
   private readonly buffer: Buffer;
+  private readonly capacity: number;
   private offset = HEADER_BYTES;
   private events = 0;
 
-  constructor(private readonly capacity = VISIT_RECORD_MAX_BYTES) {
-    this.buffer = Buffer.allocUnsafe(capacity);
+  /**
+   * `space`: the most bytes the record may take, or a buffer to build it in (kept by the
+   * caller and used again once finish() has copied the record out of it).
+   */
+  constructor(space: number | Buffer = VISIT_RECORD_MAX_BYTES) {
+    this.buffer = typeof space === 'number' ? Buffer.allocUnsafe(space) : space;
+    this.capacity = Math.min(this.buffer.length, VISIT_RECORD_MAX_BYTES);
   }
 
   get count(): number {
@@ -105,13 +111,13 @@ export class VisitRecordBuilder {
     return true;
   }
 
-  /** The record; the builder is spent. */
+  /** The record, in a buffer of its own size; the builder is spent. */
   finish(): Buffer {
     if (this.events === 0) throw new RangeError('an empty visit record');
     this.buffer[0] = VISIT_RECORD_MARKER;
     this.buffer[1] = VISIT_RECORD_VERSION;
     this.buffer.writeUInt32BE(this.events, 2);
-    return this.buffer.subarray(0, this.offset);
+    return Buffer.from(this.buffer.subarray(0, this.offset));
   }
 
   private text(at: number, value: string): number {

@@ -8,6 +8,22 @@ export interface LiveLink {
   /** The Location header value: the stored URL, serialised (IDN hosts, non-ASCII paths). */
   location: string;
   expiresAt: number;
+  /** The 302's headers, built once per looked-up link (name, value, name, value...). */
+  headers: readonly string[];
+}
+
+/** The headers of a redirect to `location`: nothing in them depends on the request. */
+export function redirectHeaders(location: string): readonly string[] {
+  return [
+    'location',
+    location,
+    'cache-control',
+    'private, no-store',
+    'x-robots-tag',
+    'noindex',
+    'content-length',
+    '0',
+  ];
 }
 
 type LocalEntry = { link: LiveLink | null; until: number };
@@ -120,7 +136,10 @@ export class LinkResolver {
   /** Checked once per lookup, whichever store it came from; the answer is then remembered. */
   private live(code: string, found: ResolvedLink): LiveLink | null {
     const target = redirectTarget(found.url);
-    if (target.ok) return { location: target.location, expiresAt: found.expiresAt };
+    if (target.ok) {
+      const { location } = target;
+      return { location, expiresAt: found.expiresAt, headers: redirectHeaders(location) };
+    }
     this.options.onRefused?.(code, target.reason);
     return null;
   }

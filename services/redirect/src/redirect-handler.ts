@@ -70,12 +70,8 @@ export function createRedirectHandler(deps: RedirectDeps) {
     link: LiveLink,
     client?: string,
   ): void {
-    res.writeHead(302, {
-      location: link.location,
-      'cache-control': 'private, no-store',
-      'x-robots-tag': 'noindex',
-      'content-length': '0',
-    });
+    // A flat list prebuilt per link: no header object a request.
+    res.writeHead(302, link.headers as string[]);
     res.end();
     count('redirected');
     if (req.method === 'GET') {

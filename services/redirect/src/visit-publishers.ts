@@ -35,6 +35,9 @@ export function checkedPublisher(
   };
 }
 
+/** Codes whose partition is remembered at once (about 100 bytes each). */
+const PARTITION_MEMO_MAX = 100_000;
+
 /**
  * The partition of a link's visits, as kafkajs's default partitioner puts a message keyed by
  * the link's code (murmur2, as the Java client): the same partition the one-event messages of
@@ -65,6 +68,7 @@ export const RECORD_BYTES = 128 * 1024;
  */
 export class KafkaVisitPublisher implements VisitPublisher {
   private partitionOf: ((urlID: string) => number) | undefined;
+  private readonly buffers = new Map<number, Buffer>();
   private known = 0;
 
   private readonly topic: string;
@@ -88,13 +92,26 @@ export class KafkaVisitPublisher implements VisitPublisher {
       let record = open.get(partition);
       if (record === undefined || !record.add(event)) {
         if (record !== undefined) messages.push({ partition, value: record.finish() });
-        record = new VisitRecordBuilder(this.recordBytes);
+        record = new VisitRecordBuilder(this.scratch(partition));
         open.set(partition, record);
         record.add(event);
       }
     });
     for (const [partition, record] of open) messages.push({ partition, value: record.finish() });
     await this.producer.send({ topic: this.topic, acks: -1, messages });
+  }
+
+  /**
+   * Where a partition's records are built, kept from one publish to the next (publishes never
+   * overlap: the queue waits for each): the garbage a publish leaves is its records' bytes.
+   */
+  private scratch(partition: number): Buffer {
+    let buffer = this.buffers.get(partition);
+    if (buffer === undefined) {
+      buffer = Buffer.allocUnsafe(this.recordBytes);
+      this.buffers.set(partition, buffer);
+    }
+    return buffer;
   }
 
   private partitioner(): (urlID: string) => number {
