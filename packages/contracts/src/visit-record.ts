@@ -60,6 +60,87 @@ function readUuid(buffer: Buffer, offset: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** An event's id comes first in its bytes: its UUID's 16 bytes. */
+export const VISIT_ID_BYTES = 16;
+
+/** The most bytes one event can take (each text within what UTF-8 may make of it). */
+export function visitBytesBound(
+  urlID: string,
+  ip: string,
+  userAgent: string,
+  referrer: string | null,
+): number {
+  return (
+    FIXED_EVENT_BYTES +
+    utf8Bound(urlID.length + ip.length + userAgent.length + (referrer?.length ?? 0))
+  );
+}
+
+function writeText(buffer: Buffer, at: number, value: string): number {
+  const length = buffer.write(value, at + 2, 'utf8');
+  buffer.writeUInt16BE(length, at);
+  return at + 2 + length;
+}
+
+/**
+ * Writes an event's fields after its id, which the caller has written at `at` -
+ * VISIT_ID_BYTES; answers where the next event goes. The caller has checked the room with
+ * visitBytesBound.
+ */
+export function writeVisitFields(
+  buffer: Buffer,
+  at: number,
+  timestamp: number,
+  urlID: string,
+  ip: string,
+  userAgent: string,
+  referrer: string | null,
+): number {
+  let next = buffer.writeDoubleBE(timestamp, at);
+  next = writeText(buffer, next, urlID);
+  next = writeText(buffer, next, ip);
+  next = writeText(buffer, next, userAgent);
+  return referrer === null
+    ? buffer.writeUInt16BE(NULL_TEXT, next)
+    : writeText(buffer, next, referrer);
+}
+
+/**
+ * Visits written one after another in a record's event layout, without the record's header:
+ * how the redirect service queues them (written once, when the redirect is answered).
+ */
+export interface EncodedVisits {
+  bytes: Buffer;
+  count: number;
+}
+
+/** Where the event written at `at` ends, in bytes written by this module (not for foreign bytes). */
+export function encodedVisitEnd(bytes: Buffer, at: number): number {
+  let next = at + VISIT_ID_BYTES + 8;
+  for (let text = 0; text < 4; text++) {
+    const length = bytes.readUInt16BE(next);
+    next += 2 + (length === NULL_TEXT ? 0 : length);
+  }
+  return next;
+}
+
+/** The urlID of the event written at `at` (a short code: ASCII). */
+export function encodedVisitUrlID(bytes: Buffer, at: number): string {
+  const start = at + VISIT_ID_BYTES + 8;
+  return bytes.toString('latin1', start + 2, start + 2 + bytes.readUInt16BE(start));
+}
+
+/** A record of encoded visits, as any consumer reads it. */
+export function visitRecordOf(visits: EncodedVisits): Buffer {
+  if (visits.count < 1 || visits.count > VISIT_RECORD_MAX_EVENTS)
+    throw new RangeError(`a visit record holds 1 to ${VISIT_RECORD_MAX_EVENTS} events`);
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  header[0] = VISIT_RECORD_MARKER;
+  header[1] = VISIT_RECORD_VERSION;
+  header.writeUInt32BE(visits.count, 2);
+  return Buffer.concat([header, visits.bytes]);
+}
+
 /**
  * Packs visit events into one record of at most `capacity` bytes. Events are expected to have
  * passed visitEventSchema (the redirect service checks each before it leaves).
@@ -85,28 +166,27 @@ export class VisitRecordBuilder {
 
   /** Adds an event; false when it does not fit (this record is full: finish it). */
   add(event: VisitEvent): boolean {
-    const bound =
-      FIXED_EVENT_BYTES +
-      utf8Bound(
-        event.urlID.length +
-          event.ip.length +
-          event.userAgent.length +
-          (event.referrer?.length ?? 0),
-      );
-    if (this.events >= VISIT_RECORD_MAX_EVENTS || this.offset + bound > this.capacity) {
-      if (this.events === 0) throw new RangeError('a visit event larger than a record');
-      return false;
-    }
-    const buffer = this.buffer;
-    let at = this.offset;
-    if (!writeUuid(buffer, at, event.id)) throw new TypeError('visit event id is not a UUID');
-    at = buffer.writeDoubleBE(event.timestamp, at + 16);
-    at = this.text(at, event.urlID);
-    at = this.text(at, event.ip);
-    at = this.text(at, event.userAgent);
-    if (event.referrer === null) at = buffer.writeUInt16BE(NULL_TEXT, at);
-    else at = this.text(at, event.referrer);
-    this.offset = at;
+    const bound = visitBytesBound(event.urlID, event.ip, event.userAgent, event.referrer);
+    if (!this.room(bound)) return false;
+    if (!writeUuid(this.buffer, this.offset, event.id))
+      throw new TypeError('visit event id is not a UUID');
+    this.offset = writeVisitFields(
+      this.buffer,
+      this.offset + VISIT_ID_BYTES,
+      event.timestamp,
+      event.urlID,
+      event.ip,
+      event.userAgent,
+      event.referrer,
+    );
+    this.events++;
+    return true;
+  }
+
+  /** Adds an event already encoded (bytes start to end); false when it does not fit. */
+  addEncoded(bytes: Buffer, start: number, end: number): boolean {
+    if (!this.room(end - start)) return false;
+    this.offset += bytes.copy(this.buffer, this.offset, start, end);
     this.events++;
     return true;
   }
@@ -120,10 +200,10 @@ export class VisitRecordBuilder {
     return Buffer.from(this.buffer.subarray(0, this.offset));
   }
 
-  private text(at: number, value: string): number {
-    const length = this.buffer.write(value, at + 2, 'utf8');
-    this.buffer.writeUInt16BE(length, at);
-    return at + 2 + length;
+  private room(bytes: number): boolean {
+    if (this.events < VISIT_RECORD_MAX_EVENTS && this.offset + bytes <= this.capacity) return true;
+    if (this.events === 0) throw new RangeError('a visit event larger than a record');
+    return false;
   }
 }
 
@@ -134,6 +214,11 @@ export function encodeVisitRecord(events: readonly VisitEvent[]): Buffer {
     if (!builder.add(event)) throw new RangeError('visit events larger than a record');
   }
   return builder.finish();
+}
+
+/** Events as a run of encoded visits, as the redirect service queues them (tests, tools). */
+export function encodeVisits(events: readonly VisitEvent[]): EncodedVisits {
+  return { bytes: encodeVisitRecord(events).subarray(HEADER_BYTES), count: events.length };
 }
 
 /** An event as a record holds it, before its schema check. */

@@ -39,11 +39,6 @@ export function redirectMetrics(
   };
   return {
     outcome: (outcome: RedirectOutcome) => byOutcome[outcome].inc(),
-    invalidVisits: new Counter({
-      name: 'visit_events_invalid_total',
-      help: 'Visit events that failed their schema and were not sent',
-      registers,
-    }),
     queue: {
       published: new Counter({
         name: 'visit_events_published_total',

@@ -16,7 +16,6 @@ import { LinkResolver } from './link-resolver';
 import { redirectMetrics } from './metrics';
 import { MissBudget } from './miss-budget';
 import { createRedirectHandler } from './redirect-handler';
-import { checkedPublisher } from './visit-publishers';
 import { VisitQueue } from './visit-queue';
 
 const METHOD_NOT_ALLOWED = { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' };
@@ -105,10 +104,7 @@ export async function startRedirect({
     queueDepth: () => visits.depth,
     localCacheEntries: () => resolver.size,
   });
-  const publisher = checkedPublisher(adapters.visits.value, logger, () =>
-    metrics.invalidVisits.inc(),
-  );
-  const visits = new VisitQueue(publisher, {
+  const visits = new VisitQueue(adapters.visits.value, {
     maxSize: config.VISIT_QUEUE_MAX,
     batchMax: config.VISIT_BATCH_MAX,
     flushIntervalMs: config.VISIT_FLUSH_INTERVAL_MS,

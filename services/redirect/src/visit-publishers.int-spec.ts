@@ -3,6 +3,7 @@ import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer
 import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
+  encodeVisits,
   isVisitRecord,
   readVisitRecord,
   type RecordedVisit,
@@ -94,8 +95,12 @@ describe('KafkaVisitPublisher', () => {
       topic: TOPIC,
       recordBytes: 16 * 1024,
     });
-    await publisher.publish(events.slice(0, 1000));
-    await publisher.publish(events.slice(1000));
+    // As the queue hands them over: runs of encoded visits.
+    await publisher.publish([encodeVisits(events.slice(0, 1000))]);
+    await publisher.publish([
+      encodeVisits(events.slice(1000, 1700)),
+      encodeVisits(events.slice(1700)),
+    ]);
 
     const got = await waitFor(
       () =>
@@ -135,6 +140,17 @@ describe('KafkaVisitPublisher', () => {
 
   it('refuses to publish before it knows how many partitions there are (the queue keeps the visits)', async () => {
     const publisher = new KafkaVisitPublisher(producer, () => undefined, { topic: TOPIC });
-    await expect(publisher.publish([])).rejects.toThrow(`the partitions of ${TOPIC}`);
+    const visit: VisitEvent = {
+      schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+      id: randomUUID(),
+      urlID: newCode(),
+      timestamp: Date.now(),
+      ip: '203.0.113.1',
+      userAgent: '',
+      referrer: null,
+    };
+    await expect(publisher.publish([encodeVisits([visit])])).rejects.toThrow(
+      `the partitions of ${TOPIC}`,
+    );
   });
 });

@@ -1,36 +1,43 @@
 import pino from 'pino';
-import type { VisitEvent } from '@shortener/contracts';
+import {
+  checkRecordedVisit,
+  readVisitRecord,
+  visitRecordOf,
+  type EncodedVisits,
+  type RecordedVisit,
+} from '@shortener/contracts';
 import { VisitQueue, type VisitPublisher } from './visit-queue';
 
 const logger = pino({ level: 'silent' });
+const EPOCH = 1_700_000_000_000;
 
-function event(n: number): VisitEvent {
-  return {
-    schemaVersion: 1,
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    urlID: 'abcdefg',
-    timestamp: 1_700_000_000_000 + n,
-    ip: '127.0.0.1',
-    userAgent: 'test',
-    referrer: null,
-  };
+/** Queues visit n: its timestamp says which it is. */
+function push(queue: VisitQueue, n: number): void {
+  queue.push('abcdefg', EPOCH + n, '127.0.0.1', 'test', null);
+}
+
+/** The visits of a run, read back as any consumer reads them. */
+function visitsOf(run: EncodedVisits): RecordedVisit[] {
+  const read = readVisitRecord(visitRecordOf(run));
+  if (!read.ok) throw new Error(read.reason);
+  return read.events;
 }
 
 class RecordingPublisher implements VisitPublisher {
-  batches: VisitEvent[][] = [];
+  batches: RecordedVisit[][] = [];
   failuresLeft = 0;
 
-  publish(events: VisitEvent[]): Promise<void> {
+  publish(batch: readonly EncodedVisits[]): Promise<void> {
     if (this.failuresLeft > 0) {
       this.failuresLeft -= 1;
       return Promise.reject(new Error('broker away'));
     }
-    this.batches.push(events);
+    this.batches.push(batch.flatMap(visitsOf));
     return Promise.resolve();
   }
 
   get published(): number[] {
-    return this.batches.flat().map((e) => e.timestamp - 1_700_000_000_000);
+    return this.batches.flat().map((visit) => visit.timestamp - EPOCH);
   }
 }
 
@@ -43,12 +50,48 @@ describe('VisitQueue', () => {
       flushIntervalMs: 5,
       logger,
     });
-    for (let n = 0; n < 35; n += 1) queue.push(event(n));
+    for (let n = 0; n < 35; n += 1) push(queue, n);
     await queue.drain();
     expect(publisher.published).toEqual(Array.from({ length: 35 }, (_, n) => n));
     expect(Math.max(...publisher.batches.map((b) => b.length))).toBeLessThanOrEqual(10);
     expect(queue.depth).toBe(0);
     expect(queue.counters).toEqual({ published: 35, dropped: 0, publishErrors: 0 });
+  });
+
+  it('writes each visit as the schema wants it: a new version-4 id each, texts cut to their limits', async () => {
+    const publisher = new RecordingPublisher();
+    const queue = new VisitQueue(publisher, {
+      maxSize: 10_000,
+      batchMax: 5000,
+      flushIntervalMs: 5,
+      logger,
+    });
+    const longAgent = `Mozilla/5.0 ${'x'.repeat(3000)}`;
+    const longReferrer = `https://example.com/${'é'.repeat(5000)}`;
+    queue.push('AbC1234', EPOCH, '2001:db8::7', longAgent, longReferrer);
+    // Enough visits to fill several of the queue's buffers.
+    for (let n = 1; n < 3000; n += 1) queue.push('AbC1234', EPOCH + n, '203.0.113.9', 'ua', null);
+    await queue.drain();
+    const visits = publisher.batches.flat();
+    expect(visits).toHaveLength(3000);
+    expect(visits[0]).toEqual({
+      id: expect.any(String) as string,
+      urlID: 'AbC1234',
+      timestamp: EPOCH,
+      ip: '2001:db8::7',
+      userAgent: longAgent.slice(0, 1024),
+      referrer: longReferrer.slice(0, 2048),
+    });
+    expect(visits.map((visit) => visit.timestamp - EPOCH)).toEqual(
+      Array.from({ length: 3000 }, (_, n) => n),
+    );
+    expect(new Set(visits.map((visit) => visit.id)).size).toBe(3000);
+    for (const visit of visits) {
+      expect(visit.id).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      expect(checkRecordedVisit(visit).ok).toBe(true);
+    }
   });
 
   it('keeps a failed batch and retries it first, losing and doubling nothing', async () => {
@@ -60,7 +103,7 @@ describe('VisitQueue', () => {
       flushIntervalMs: 5,
       logger,
     });
-    for (let n = 0; n < 10; n += 1) queue.push(event(n));
+    for (let n = 0; n < 10; n += 1) push(queue, n);
     await queue.drain();
     expect(publisher.published).toEqual(Array.from({ length: 10 }, (_, n) => n));
     expect(queue.counters.publishErrors).toBe(2);
@@ -77,10 +120,10 @@ describe('VisitQueue', () => {
       flushIntervalMs: 5,
       logger: { warn } as unknown as typeof logger,
     });
-    queue.push(event(0));
+    push(queue, 0);
     while (publisher.batches.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     publisher.failuresLeft = 1;
-    queue.push(event(1));
+    push(queue, 1);
     await queue.drain();
     jest.restoreAllMocks();
     expect(warn.mock.calls.map(([fields]) => (fields as { retryInMs: number }).retryInMs)).toEqual([
@@ -100,7 +143,7 @@ describe('VisitQueue', () => {
       logger,
       onCount: (counter) => counted.push(counter),
     });
-    for (let n = 0; n < 8; n += 1) queue.push(event(n));
+    for (let n = 0; n < 8; n += 1) push(queue, n);
     expect(queue.depth).toBe(5);
     expect(queue.counters.dropped).toBe(3);
     await queue.drain();

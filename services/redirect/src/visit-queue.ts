@@ -1,11 +1,20 @@
+import { randomFillSync } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Backoff } from '@shortener/chassis';
-import type { VisitEvent } from '@shortener/contracts';
+import {
+  VISIT_ID_BYTES,
+  visitBytesBound,
+  writeVisitFields,
+  type EncodedVisits,
+} from '@shortener/contracts';
 
-/** Where queued visits go: Kafka when distributed, an in-process bus when embedded. */
+/**
+ * Where queued visits go: Kafka when distributed, an in-process bus when embedded. A batch is
+ * one or more runs of encoded visits, in the order they were queued.
+ */
 export interface VisitPublisher {
-  publish(events: VisitEvent[]): Promise<void>;
+  publish(batch: readonly EncodedVisits[]): Promise<void>;
 }
 
 export interface VisitQueueStats {
@@ -23,13 +32,45 @@ export interface VisitQueueOptions {
   onCount?: (counter: keyof VisitQueueStats, by: number) => void;
 }
 
+/** Visits are written into buffers of this size; a full one is set aside as it is. */
+const CHUNK_BYTES = 64 * 1024;
+/** Kept within what the schema lets through; longer ones are cut (rare: a copy then). */
+const MAX_USER_AGENT = 1024;
+const MAX_REFERRER = 2048;
+
+/** Random version-4 UUIDs, 16 bytes at a time from a pool filled 256 ids at once. */
+class RandomIds {
+  private readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);
+  private next = this.pool.length;
+
+  write(buffer: Buffer, at: number): void {
+    if (this.next === this.pool.length) {
+      randomFillSync(this.pool);
+      this.next = 0;
+    }
+    this.pool.copy(buffer, at, this.next, this.next + VISIT_ID_BYTES);
+    this.next += VISIT_ID_BYTES;
+    buffer[at + 6] = (buffer[at + 6]! & 0x0f) | 0x40; // version 4
+    buffer[at + 8] = (buffer[at + 8]! & 0x3f) | 0x80; // RFC 9562 variant
+  }
+}
+
 /**
  * Visits wait here, in memory and bounded, and leave in batches; a redirect only pushes and
- * never waits. When publishing fails the batch goes back to the front and is retried with
- * back-off; when the queue is full new visits are dropped and counted, never blocking.
+ * never waits. A visit is written once, as it will travel (the visit-record event layout of
+ * @shortener/contracts), into a buffer, so a queued visit is bytes, not objects the garbage
+ * collector must carry from one generation to the next. When publishing fails the batch goes
+ * back to the front and is retried with back-off; when the queue is full new visits are
+ * dropped and counted, never blocking.
  */
 export class VisitQueue {
-  private queue: VisitEvent[] = [];
+  /** Runs of visits set aside, oldest first, and how many visits they hold. */
+  private sealed: EncodedVisits[] = [];
+  private sealedCount = 0;
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private chunkEnd = 0;
+  private chunkCount = 0;
+  private readonly ids = new RandomIds();
   private readonly stats: VisitQueueStats = { published: 0, dropped: 0, publishErrors: 0 };
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -42,17 +83,43 @@ export class VisitQueue {
     this.loop = this.run();
   }
 
-  push(event: VisitEvent): void {
-    if (this.queue.length >= this.options.maxSize) {
+  /** Queues a visit with a new id; `timestamp` in milliseconds since the epoch. */
+  push(
+    urlID: string,
+    timestamp: number,
+    ip: string,
+    userAgent: string,
+    referrer: string | null,
+  ): void {
+    if (this.depth >= this.options.maxSize) {
       this.count('dropped', 1);
       return;
     }
-    this.queue.push(event);
-    if (this.queue.length >= this.options.batchMax) this.wake?.();
+    const agent =
+      userAgent.length > MAX_USER_AGENT ? userAgent.slice(0, MAX_USER_AGENT) : userAgent;
+    const from =
+      referrer !== null && referrer.length > MAX_REFERRER
+        ? referrer.slice(0, MAX_REFERRER)
+        : referrer;
+    if (this.chunkEnd + visitBytesBound(urlID, ip, agent, from) > CHUNK_BYTES) this.setAside();
+    this.ids.write(this.chunk, this.chunkEnd);
+    this.chunkEnd = writeVisitFields(
+      this.chunk,
+      this.chunkEnd + VISIT_ID_BYTES,
+      timestamp,
+      urlID,
+      ip,
+      agent,
+      from,
+    );
+    this.chunkCount++;
+    // A run never holds more than a batch.
+    if (this.chunkCount >= this.options.batchMax) this.setAside();
+    if (this.depth >= this.options.batchMax) this.wake?.();
   }
 
   get depth(): number {
-    return this.queue.length;
+    return this.sealedCount + this.chunkCount;
   }
 
   get counters(): Readonly<VisitQueueStats> {
@@ -70,28 +137,30 @@ export class VisitQueue {
     const backoff = new Backoff({ initialMs: 100, maxMs: 2000 });
     let retryInMs = 0;
     for (;;) {
-      if (this.queue.length === 0) {
+      if (this.depth === 0) {
         if (this.stopping) return;
         await this.pause(this.options.flushIntervalMs);
         continue;
       }
       if (retryInMs > 0) await this.pause(retryInMs);
-      else if (!this.stopping && this.queue.length < this.options.batchMax) {
+      else if (!this.stopping && this.depth < this.options.batchMax) {
         // Let a batch gather: one send of many visits costs about as much as one of a few.
         await this.pause(this.options.flushIntervalMs);
       }
       const batch = this.take();
+      const visits = batch.reduce((sum, run) => sum + run.count, 0);
       try {
         await this.publisher.publish(batch);
-        this.count('published', batch.length);
+        this.count('published', visits);
         retryInMs = 0;
         backoff.reset();
       } catch (error) {
         this.count('publishErrors', 1);
-        this.queue = batch.concat(this.queue);
+        this.sealed = batch.concat(this.sealed);
+        this.sealedCount += visits;
         retryInMs = backoff.next();
         this.options.logger.warn(
-          { err: (error as Error).message, queued: this.queue.length, retryInMs },
+          { err: (error as Error).message, queued: this.depth, retryInMs },
           'visits not published yet',
         );
       }
@@ -103,13 +172,33 @@ export class VisitQueue {
     this.options.onCount?.(counter, by);
   }
 
-  private take(): VisitEvent[] {
-    if (this.queue.length <= this.options.batchMax) {
-      const all = this.queue;
-      this.queue = [];
-      return all;
+  /**
+   * Sets the visits being written aside as a run: a mostly written buffer as it is (a new one
+   * takes its place), a little written one as a copy of its visits (the buffer is written again).
+   */
+  private setAside(): void {
+    if (this.chunkCount === 0) return;
+    const used = this.chunk.subarray(0, this.chunkEnd);
+    const handOver = this.chunkEnd > CHUNK_BYTES / 2;
+    this.sealed.push({ bytes: handOver ? used : Buffer.from(used), count: this.chunkCount });
+    this.sealedCount += this.chunkCount;
+    if (handOver) this.chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.chunkEnd = 0;
+    this.chunkCount = 0;
+  }
+
+  /** The oldest runs of visits, at most batchMax visits (runs are never larger). */
+  private take(): EncodedVisits[] {
+    this.setAside();
+    let taken = 0;
+    let runs = 0;
+    while (runs < this.sealed.length && taken + this.sealed[runs]!.count <= this.options.batchMax) {
+      taken += this.sealed[runs]!.count;
+      runs++;
     }
-    return this.queue.splice(0, this.options.batchMax);
+    const batch = this.sealed.splice(0, runs);
+    this.sealedCount -= taken;
+    return batch;
   }
 
   /** Sleeps, unless woken early by a full batch or by drain(). */

@@ -1,5 +1,5 @@
 import type { ReadinessCheck } from '@shortener/chassis';
-import type { VisitEvent } from '@shortener/contracts';
+import { visitRecordOf, type EncodedVisits } from '@shortener/contracts';
 import type { VisitSink, VisitSource } from './visit-source';
 
 /**
@@ -21,14 +21,19 @@ export class InProcessVisitBus implements VisitSource {
     return Promise.resolve();
   }
 
-  /** The redirect's side: stores the events, or throws (and nothing is lost). */
-  async publish(events: VisitEvent[]): Promise<void> {
+  /**
+   * The redirect's side: stores the visits, or throws (and nothing is lost). They come as the
+   * redirect queued them, and are read as records, exactly as from the topic.
+   */
+  async publish(batch: readonly EncodedVisits[]): Promise<void> {
     const sink = this.sink;
     if (!sink) throw new Error('no visit consumer is running yet');
-    const unstored = await sink.ingest(events.map((event) => ({ event, origin: event })));
-    for (const { origin, reason } of unstored) {
+    const unstored = await sink.ingest(
+      batch.map((visits) => ({ value: visitRecordOf(visits), origin: 'in process' })),
+    );
+    for (const { part, reason } of unstored) {
       sink.metrics.deadLettered.inc();
-      sink.logger.warn({ event: origin, reason }, 'visit event dropped');
+      sink.logger.warn({ event: part?.event, reason }, 'visit event dropped');
     }
   }
 
