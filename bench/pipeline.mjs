@@ -7,13 +7,15 @@
 //   3. the redirect service's resident memory, sampled under full load.
 //
 //   npm run build && npm run infra:up -- --db shortener_test
-//   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100]
+//   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100] [--format records|json]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
+import { encodeVisits } from '../packages/contracts/dist/index.js';
+import { KafkaVisitPublisher } from '../services/redirect/dist/visit-publishers.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
 import { rssMb, rssPeak } from './proc.mjs';
 import { rawInsert } from './raw-insert.mjs';
@@ -24,6 +26,8 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '1800000' },
     seconds: { type: 'string', default: '60' },
     samples: { type: 'string', default: '100' },
+    /** `records`: packed as the redirect service sends them; `json`: one event a message (before). */
+    format: { type: 'string', default: 'records' },
   },
 });
 const EVENTS = Number(args.events);
@@ -53,24 +57,28 @@ async function ingest(kafka, db) {
   await producer.connect();
   const began = Date.now();
   const BATCH = 10_000;
+  // Packed as the redirect service packs them (its own publisher), or one JSON event a message.
+  const packed = new KafkaVisitPublisher(producer, () => 6, { topic });
   for (let sent = 0; sent < EVENTS; sent += BATCH) {
     const now = Date.now();
-    const messages = Array.from({ length: Math.min(BATCH, EVENTS - sent) }, (_, i) => {
-      const urlID = codes[(sent + i) % codes.length];
-      return {
-        key: urlID,
-        value: JSON.stringify({
-          schemaVersion: 1,
-          id: randomUUID(),
-          urlID,
-          timestamp: now,
-          ip: `198.51.100.${(sent + i) % 250}`,
-          userAgent: USER_AGENTS[(sent + i) % USER_AGENTS.length],
-          referrer: null,
-        }),
-      };
-    });
-    await producer.send({ topic, acks: -1, messages });
+    const events = Array.from({ length: Math.min(BATCH, EVENTS - sent) }, (_, i) => ({
+      schemaVersion: 1,
+      id: randomUUID(),
+      urlID: codes[(sent + i) % codes.length],
+      timestamp: now,
+      ip: `198.51.100.${(sent + i) % 250}`,
+      userAgent: USER_AGENTS[(sent + i) % USER_AGENTS.length],
+      referrer: null,
+    }));
+    if (args.format === 'json') {
+      const messages = events.map((event) => ({ key: event.urlID, value: JSON.stringify(event) }));
+      await producer.send({ topic, acks: -1, messages });
+    } else {
+      const runs = [];
+      for (let at = 0; at < events.length; at += 1000)
+        runs.push(encodeVisits(events.slice(at, at + 1000)));
+      await packed.publish(runs);
+    }
   }
   await producer.disconnect();
   const produceSeconds = (Date.now() - began) / 1000;
