@@ -14,7 +14,9 @@
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/redirect.mjs [--seconds 15] [--connections 50] [--codes 100]
 //                           [--redirect-env '{"NODE_OPTIONS": "..."}']  (to compare settings)
+//                           [--service-env '{"gateway": {"NODE_OPTIONS": "..."}}']  (any service)
 //                           [--only pinned]  (the pinned comparison alone)
+//                           [--only ad]  (only a and d: no pinned comparison, no b or c)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -31,13 +33,20 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     codes: { type: 'string', default: '100' },
     'redirect-env': { type: 'string', default: '{}' },
-    /** `pinned`: the pinned comparison only. */
-    only: { type: 'string', default: '' },
+    'service-env': { type: 'string', default: '{}' },
+    /** `pinned`: the pinned comparison only; `ad`: runs a and d only. */
+    only: { type: 'string' },
   },
 });
 const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const codeCount = Number(args.codes);
+if (args.only !== undefined && args.only !== 'ad') {
+  throw new Error(`--only takes 'ad' (the bare server and the public origin), not ${args.only}`);
+}
+const serviceEnv = JSON.parse(args['service-env']);
+/** Only a and d: the public origin against the bare server, quicker to repeat. */
+const onlyAD = args.only === 'ad';
 
 function load(url, paths, duration) {
   return autocannon({
@@ -108,7 +117,10 @@ async function main() {
     // The gateway (and auth, which it needs) for the public origin's figure.
     services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
     env: { LOG_LEVEL: 'warn' },
-    serviceEnv: { redirect: JSON.parse(args['redirect-env']) },
+    serviceEnv: {
+      ...serviceEnv,
+      redirect: { ...serviceEnv.redirect, ...JSON.parse(args['redirect-env']) },
+    },
   });
   try {
     await whenReady(stack, ['links', 'analytics', 'redirect', 'gateway']);
@@ -135,14 +147,15 @@ async function main() {
 
     // First, the pinned comparison (wrk from Debian; taskset).
     await load(redirect.url, paths, 2); // warm-up
-    await pinnedComparison({
-      redirect,
-      consumer,
-      others: ['links', 'auth', 'gateway'].map((name) => stack.get(name).child.pid),
-      paths,
-      served: () => redirectsServed(redirect.url),
-      stored: countVisits,
-    });
+    if (!onlyAD)
+      await pinnedComparison({
+        redirect,
+        consumer,
+        others: ['links', 'auth', 'gateway'].map((name) => stack.get(name).child.pid),
+        paths,
+        served: () => redirectsServed(redirect.url),
+        stored: countVisits,
+      });
     if (args.only === 'pinned') return;
 
     console.log('\nwhole box (nothing pinned, autocannon):');
@@ -176,8 +189,12 @@ async function main() {
       );
       return (await redirectsServed(redirect.url)) - from;
     };
-    const b = await measured('b: redirect, analytics on', redirect.url, paths, pids);
-    b.result.served = await servedSince(servedBefore);
+    let b;
+    if (!onlyAD) {
+      b = await measured('b: redirect, analytics on', redirect.url, paths, pids);
+      b.result.served = await servedSince(servedBefore);
+    }
+    const servedBeforeD = servedBefore + (b?.result.served ?? 0);
 
     // The public origin on one machine: /r/ through the gateway (npm run stack's :8080), with
     // analytics on as in b, before c leaves it a backlog to catch up.
@@ -185,37 +202,37 @@ async function main() {
       ...pids,
       gateway: stack.get('gateway').child.pid,
     });
-    d.result.served = await servedSince(servedBefore + b.result.served);
+    d.result.served = await servedSince(servedBeforeD);
 
-    consumer.kill('SIGSTOP');
     let c;
-    try {
-      c = await measured('c: redirect, analytics paused', redirect.url, paths, pids);
-    } finally {
-      consumer.kill('SIGCONT');
+    if (!onlyAD) {
+      consumer.kill('SIGSTOP');
+      try {
+        c = await measured('c: redirect, analytics paused', redirect.url, paths, pids);
+      } finally {
+        consumer.kill('SIGCONT');
+      }
+      c.result.served = await servedSince(servedBeforeD + d.result.served);
     }
-    c.result.served = await servedSince(servedBefore + b.result.served + d.result.served);
 
-    console.table([a.result, b.result, c.result, d.result]);
-    console.log(`ratio b/a (requests/s): ${(b.result.rps / a.result.rps).toFixed(2)}`);
-    console.log(`ratio c/a (requests/s): ${(c.result.rps / a.result.rps).toFixed(2)}`);
+    const runs = Object.entries({ a, b, c, d }).filter(([, run]) => run !== undefined);
+    console.table(runs.map(([, run]) => run.result));
+    if (b) console.log(`ratio b/a (requests/s): ${(b.result.rps / a.result.rps).toFixed(2)}`);
+    if (c) console.log(`ratio c/a (requests/s): ${(c.result.rps / a.result.rps).toFixed(2)}`);
     console.log(
       `ratio d/a (requests/s): ${(d.result.rps / a.result.rps).toFixed(2)} (public origin; goal >= 0.3)`,
     );
     // Where the two cores went: the ratio is as much about who shares them as about the code.
-    for (const [run, { result, cpu }] of [
-      ['a', a],
-      ['b', b],
-      ['c', c],
-      ['d', d],
-    ]) {
+    for (const [run, { result, cpu }] of runs) {
       console.log(
         `CPU during run ${run} (${seconds} s, ${2 * seconds} core-seconds on two cores):`,
       );
       console.table(cpuTable(cpu, result.served));
     }
 
-    const served = b.result.served + c.result.served + d.result.served;
+    const served = runs
+      .filter(([run]) => run !== 'a')
+      .reduce((sum, [, run]) => sum + run.result.served, 0);
     const began = Date.now();
     let stored = 0;
     try {
@@ -231,7 +248,7 @@ async function main() {
     }
     const metrics = await (await fetch(`${redirect.url}/metrics`)).text();
     const dropped = /visit_events_dropped_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? '?';
-    console.log(`redirects served (b + c + d): ${served}`);
+    console.log(`redirects served (${onlyAD ? 'd' : 'b + c + d'}): ${served}`);
     console.log(
       `visits stored:            ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
     );

@@ -45,15 +45,16 @@ export function startGateway({
     bodies: false,
     configure: (app) => {
       // /r/ goes to the redirect service before Express and Nest, as the Ingress does.
-      inFront(
-        app.getHttpServer(),
-        redirectFastPath({
-          target: config.REDIRECT_URL,
-          trustedProxies: config.TRUSTED_PROXIES,
-          logger: log,
-          answerHeaders: securityHeaderValues(config.PUBLIC_ORIGIN),
-        }),
-      );
+      const server = app.getHttpServer();
+      const fastPath = redirectFastPath({
+        target: config.REDIRECT_URL,
+        trustedProxies: config.TRUSTED_PROXIES,
+        logger: log,
+        answerHeaders: securityHeaderValues(config.PUBLIC_ORIGIN),
+      });
+      inFront(server, fastPath);
+      // Closed once the last client connection is (the shutdown drains them first).
+      server.once('close', () => void fastPath.close());
       app.use(stripInternalHeaders);
       // X-Forwarded-For is believed only from the proxies named here (req.ip resolves it).
       app.set('trust proxy', compileTrustedProxies(config.TRUSTED_PROXIES));

@@ -1,8 +1,16 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import pino from 'pino';
 import { securityHeaderValues } from '../edge/security-headers';
-import { inFront, redirectFastPath } from './redirect-fast-path';
+import { inFront, redirectFastPath, type RedirectFastPath } from './redirect-fast-path';
 
 const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -14,10 +22,14 @@ describe('the /r/ fast path', () => {
   let seen: Array<{ url: string; method: string; headers: IncomingHttpHeaders; port: number }>;
   let gateway: string;
   let fallback: string[];
+  let fastPath: RedirectFastPath;
+  /** Upstream requests to /r/silent, which are never answered: closed when cancelled. */
+  let silent: IncomingMessage[];
 
   beforeAll(async () => {
     seen = [];
     fallback = [];
+    silent = [];
     const upstream = createServer((req, res) => {
       seen.push({
         url: req.url ?? '',
@@ -25,6 +37,25 @@ describe('the /r/ fast path', () => {
         headers: req.headers,
         port: req.socket.remotePort ?? 0,
       });
+      if (req.url === '/r/silent') {
+        silent.push(req);
+        return;
+      }
+      if (req.url === '/r/closing') {
+        // About this connection only: the client's own stays open.
+        res.writeHead(302, {
+          location: 'https://example.com/',
+          connection: 'close',
+          'keep-alive': 'timeout=99',
+        });
+        res.end();
+        return;
+      }
+      if (req.url === '/r/page') {
+        res.writeHead(404, { 'content-type': 'text/html', 'x-frame-options': 'SAMEORIGIN' });
+        res.end('<p>No such link</p>');
+        return;
+      }
       res.writeHead(302, { location: 'https://example.com/', 'x-from': 'redirect' });
       res.end();
     });
@@ -35,20 +66,21 @@ describe('the /r/ fast path', () => {
       res.writeHead(404);
       res.end();
     });
-    inFront(
-      front,
-      redirectFastPath({
-        target,
-        trustedProxies: ['loopback'],
-        logger: pino({ level: 'silent' }),
-        answerHeaders: securityHeaderValues('http://localhost:8080'),
-      }),
-    );
+    fastPath = redirectFastPath({
+      target,
+      trustedProxies: ['loopback'],
+      logger: pino({ level: 'silent' }),
+      answerHeaders: securityHeaderValues('http://localhost:8080'),
+      timeoutMs: 1_000,
+    });
+    inFront(front, fastPath);
     servers.push(front);
     gateway = await listen(front);
   });
 
-  afterAll(() => {
+  afterAll(async () => {
+    await fastPath.close();
+    for (const server of servers) server.closeAllConnections();
     for (const server of servers) server.close();
   });
 
@@ -115,5 +147,103 @@ describe('the /r/ fast path', () => {
     const answer = await fetch(`${await listen(front)}/r/AbC1234`, { redirect: 'manual' });
     expect(answer.status).toBe(502);
     expect(await answer.json()).toEqual({ message: 'Server error' });
+  });
+
+  it('passes the answer body on, and the security headers the redirect service sets itself', async () => {
+    const answer = await fetch(`${gateway}/r/page`, { redirect: 'manual' });
+    expect(answer.status).toBe(404);
+    expect(await answer.text()).toBe('<p>No such link</p>');
+    expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('keeps its own connection with the client whatever the redirect service says of its own', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<{ headers: IncomingHttpHeaders; port: number }>((resolve, reject) => {
+        const req = request(`${gateway}${path}`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ headers: res.headers, port: req.socket?.localPort ?? 0 }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const first = await get('/r/closing');
+    expect(first.headers['connection']).toBe('keep-alive');
+    expect(first.headers['keep-alive']).not.toContain('99');
+    expect((await get('/r/AbC1234')).port).toBe(first.port);
+    agent.destroy();
+  });
+
+  it('forwards no body, nor its length: the next request on the connection is read as sent', async () => {
+    seen.length = 0;
+    const socket = connect(Number(new URL(gateway).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answers = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answers += chunk));
+    socket.write(
+      'GET /r/AbC1234 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello' +
+        'GET /r/XyZ9876 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+    );
+    for (let i = 0; i < 100 && (answers.match(/HTTP\/1\.1 302/g) ?? []).length < 2; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.destroy();
+    expect(answers.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 302', 'HTTP/1.1 302']);
+    // And once more on the kept-alive upstream connection: nothing was left waiting there.
+    await fetch(`${gateway}/r/Again12`, { redirect: 'manual' });
+    expect(
+      seen.map(({ url, headers }) => [
+        url,
+        headers['content-length'],
+        headers['transfer-encoding'],
+      ]),
+    ).toEqual([
+      ['/r/AbC1234', undefined, undefined],
+      ['/r/XyZ9876', undefined, undefined],
+      ['/r/Again12', undefined, undefined],
+    ]);
+  });
+
+  it('cancels the upstream request when the client goes away', async () => {
+    silent.length = 0;
+    const client = new AbortController();
+    const pending = fetch(`${gateway}/r/silent`, { signal: client.signal }).catch(() => 'aborted');
+    for (let i = 0; i < 100 && silent.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(silent).toHaveLength(1);
+    const closed = once(silent[0]!.socket, 'close');
+    client.abort();
+    expect(await pending).toBe('aborted');
+    await closed;
+  });
+
+  it('answers 502 Server error when the redirect service says nothing in time', async () => {
+    const started = Date.now();
+    const answer = await fetch(`${gateway}/r/silent`, { redirect: 'manual' });
+    expect(answer.status).toBe(502);
+    expect(await answer.json()).toEqual({ message: 'Server error' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('closes its connections to the redirect service when closed', async () => {
+    const upstream = createServer((_req, res) => res.end());
+    servers.push(upstream);
+    const sockets: Array<Promise<unknown>> = [];
+    upstream.on('connection', (socket) => sockets.push(once(socket, 'close')));
+    const front = createServer((_req, res) => res.end());
+    const closing = redirectFastPath({
+      target: await listen(upstream),
+      trustedProxies: [],
+      logger: pino({ level: 'silent' }),
+    });
+    inFront(front, closing);
+    servers.push(front);
+    expect((await fetch(`${await listen(front)}/r/AbC1234`)).status).toBe(200);
+    expect(sockets).toHaveLength(1);
+    await closing.close();
+    await Promise.all(sockets);
   });
 });

@@ -1,21 +1,45 @@
-import { Agent, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import proxyAddr from 'proxy-addr';
+import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { compileTrustedProxies, REQUEST_ID_HEADER, requestIdFrom } from '@shortener/chassis';
 import { MESSAGES } from '@shortener/contracts';
 
-/** Headers a client never passes on: hop-by-hop ones, and what only the gateway may say. */
-const DROPPED = /^(x-internal-|x-forwarded-|connection$|keep-alive$|proxy-|te$|trailer$|upgrade$)/;
+/**
+ * Request headers never passed on: hop-by-hop ones, what only the gateway may say, and the
+ * framing of a body (none is forwarded: a Content-Length without its body would leave the
+ * kept-alive connection waiting for bytes that the next request would then fill).
+ */
+const DROPPED =
+  /^(?:x-internal-|x-forwarded-|proxy-|connection$|keep-alive$|te$|trailer$|upgrade$|content-length$|transfer-encoding$|expect$)/;
+
+/** Answer headers about the gateway's link to the redirect service, not the client's. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 const BAD_GATEWAY = JSON.stringify({ message: MESSAGES.serverError });
+
+export interface RedirectFastPath {
+  (req: IncomingMessage, res: ServerResponse): boolean;
+  /** Closes the kept-alive connections to the redirect service (at shutdown). */
+  close(): Promise<void>;
+}
 
 /**
  * `/r/{code}` straight to the redirect service, before Express and Nest see the request: on
  * one machine the gateway stands where the Kubernetes Ingress does, which sends /r/ to the
- * redirect service directly. Kept-alive upstream connections, no body (GET and HEAD only),
- * the client's address in X-Forwarded-For as TRUSTED_PROXIES resolves it (proxy-addr, as
- * Express does for the rest), the answer passed back as it is; an unreachable redirect
- * service is 502 `Server error`.
+ * redirect service directly. Kept-alive upstream connections (undici's Pool), no body (GET
+ * and HEAD only), the client's address in X-Forwarded-For as TRUSTED_PROXIES resolves it
+ * (proxy-addr, as Express does for the rest), the answer passed back as it is but for its
+ * hop-by-hop headers; a redirect service that cannot be reached or says nothing for 10 s is
+ * 502 `Server error`; a client that goes away cancels its upstream request.
  */
 export function redirectFastPath(options: {
   target: string;
@@ -23,60 +47,93 @@ export function redirectFastPath(options: {
   logger: Logger;
   /** Headers every answer carries unless the redirect service sets its own (security). */
   answerHeaders?: Readonly<Record<string, string>>;
-}): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const target = new URL(options.target);
-  const answerHeaders = options.answerHeaders ?? {};
+  /** How long the redirect service may take to answer (and between body chunks). */
+  timeoutMs?: number;
+}): RedirectFastPath {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const trust = compileTrustedProxies(options.trustedProxies);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
-  return (req, res) => {
+  // As many connections as the Agent before it allowed; one request at a time on each (no
+  // pipelining: a slow lookup would hold up the redirects queued behind it).
+  const pool = new Pool(new URL(options.target).origin, {
+    connections: 256,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  const defaults = Object.entries(options.answerHeaders ?? {}).map(
+    ([name, value]) => [name.toLowerCase(), value] as const,
+  );
+  const defaultNames = new Set([...defaults.map(([name]) => name), REQUEST_ID_HEADER]);
+
+  const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '';
-    if (!url.startsWith('/r/') || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    const method = req.method;
+    if (!url.startsWith('/r/') || (method !== 'GET' && method !== 'HEAD')) return false;
+    const given = req.headers;
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
+    for (const name of Object.keys(given)) {
+      const value = given[name];
       if (value !== undefined && !DROPPED.test(name)) headers[name] = value;
     }
     // One id in both services' logs, as for every request the gateway passes on.
-    const requestId = requestIdFrom(req.headers);
+    const requestId = requestIdFrom(given);
     headers[REQUEST_ID_HEADER] = requestId;
     const address = proxyAddr(req, trust);
     headers['x-forwarded-for'] =
       address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-    const upstream = request(
-      {
-        agent,
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: url,
-        headers,
-        timeout: 10_000,
+
+    let abort: ((error?: Error) => void) | undefined;
+    let gone = false;
+    let resume: () => void = () => undefined;
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect(abortRequest) {
+        abort = abortRequest;
+        if (gone) abortRequest(new Error('the client went away'));
       },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, {
-          ...answerHeaders,
-          [REQUEST_ID_HEADER]: requestId,
-          ...answer.headers,
-        });
-        answer.pipe(res);
+      onHeaders(status, raw, resumeReading) {
+        if (status < 200) return true; // informational: the final answer follows
+        resume = resumeReading;
+        const answer: string[] = [];
+        let own: Set<string> | undefined;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = raw[i]!.toString('latin1').toLowerCase();
+          if (HOP_BY_HOP.has(name)) continue;
+          if (defaultNames.has(name)) (own ??= new Set()).add(name);
+          answer.push(name, raw[i + 1]!.toString('latin1'));
+        }
+        for (const [name, value] of defaults) if (!own?.has(name)) answer.push(name, value);
+        if (!own?.has(REQUEST_ID_HEADER)) answer.push(REQUEST_ID_HEADER, requestId);
+        res.writeHead(status, answer);
+        return true;
       },
-    );
-    upstream.on('timeout', () => upstream.destroy(new Error('no answer in 10 s')));
-    upstream.on('error', (error) => {
-      options.logger.warn({ err: error.message, upstream: 'redirect' }, 'proxy failed');
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      res.writeHead(502, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(BAD_GATEWAY);
-    });
+      onData(chunk) {
+        if (res.write(chunk)) return true;
+        res.once('drain', resume);
+        return false;
+      },
+      onComplete() {
+        res.end();
+      },
+      onError(error) {
+        if (gone) return; // nobody left to answer
+        options.logger.warn({ err: error.message, upstream: 'redirect' }, 'proxy failed');
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        res.writeHead(502, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(BAD_GATEWAY);
+      },
+    };
+    pool.dispatch({ path: url, method, headers }, handler);
     // The client went away before the answer was out: so does the upstream request.
     res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      gone = true;
+      abort?.(new Error('the client went away'));
     });
-    upstream.end();
     return true;
   };
+  return Object.assign(handle, { close: () => pool.close() });
 }
 
 /**

@@ -1,0 +1,103 @@
+// The gateway's /r/ forwarder alone (a measurement, not a test): a stand-in redirect service
+// (a node:http server answering the redirect service's 302), the gateway's fast path
+// (services/gateway/dist/proxy/redirect-fast-path.js, with the gateway's security headers and
+// TRUSTED_PROXIES as in the stack) in a server process of its own, and autocannon. Prints
+// requests/s, p99 and the CPU time each process spent per request: the gateway's figure is
+// what forwarding costs, the upstream's what a bare server costs, without the rest of the
+// stack sharing the cores. Give another built module (same exports) to compare.
+//
+//   npm run build
+//   node bench/gateway-forward.mjs [--seconds 8] [--connections 50] [--module path/to/fast-path.js]
+//   GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node bench/gateway-forward.mjs
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { cpuMeter } from './proc.mjs';
+
+const gatewayDir = fileURLToPath(new URL('../services/gateway/', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '50' },
+    module: { type: 'string', default: path.join(gatewayDir, 'dist/proxy/redirect-fast-path.js') },
+  },
+});
+
+/** A node process running `code`, which prints its port once listening. */
+async function server(code, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, '-e', code], {
+    cwd: gatewayDir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [port] = await once(child.stdout, 'data');
+  return { pid: child.pid, port: Number(String(port).trim()), stop: () => child.kill('SIGTERM') };
+}
+
+const upstream = await server(`
+  require('node:http').createServer((req, res) => {
+    res.writeHead(302, {
+      location: 'https://example.com/bench/1',
+      'cache-control': 'private, no-store',
+      'x-robots-tag': 'noindex',
+      'content-length': '0',
+    });
+    res.end();
+  }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`);
+const gateway = await server(
+  `
+  const { inFront, redirectFastPath } = require(${JSON.stringify(path.resolve(args.module))});
+  const { securityHeaderValues } = require('./dist/edge/security-headers');
+  // Exits on SIGTERM, so that --cpu-prof writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
+  const server = require('node:http').createServer((req, res) => {
+    res.writeHead(404);
+    res.end();
+  });
+  inFront(server, redirectFastPath({
+    target: 'http://127.0.0.1:${upstream.port}',
+    trustedProxies: ['127.0.0.1', '::1'],
+    logger: require('pino')({ level: 'warn' }),
+    answerHeaders: securityHeaderValues('http://localhost:8080'),
+  }));
+  server.listen(0, '127.0.0.1', function () { console.log(this.address().port); });`,
+  process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+);
+
+const paths = Array.from({ length: 100 }, (_, i) => `/r/Code${String(i).padStart(3, '0')}`);
+const load = (duration) =>
+  autocannon({
+    url: `http://127.0.0.1:${gateway.port}`,
+    connections: Number(args.connections),
+    duration,
+    requests: paths.map((p) => ({ method: 'GET', path: p })),
+    headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' },
+  });
+
+try {
+  await load(2); // warm-up
+  const meter = cpuMeter([
+    ['load generator', (p) => p.pid === process.pid],
+    ['gateway (forwarder)', (p) => p.pid === gateway.pid],
+    ['upstream (bare 302)', (p) => p.pid === upstream.pid],
+  ]);
+  const result = await load(Number(args.seconds));
+  const cpu = meter();
+  const answered = result.requests.total;
+  console.log(
+    `${path.relative(process.cwd(), path.resolve(args.module))}: ${Math.round(result.requests.average)} requests/s, p99 ${result.latency.p99} ms, ${answered - result['3xx']} not 3xx, ${result.errors} errors`,
+  );
+  console.table(
+    Object.fromEntries(
+      Object.entries(cpu).map(([name, s]) => [
+        name,
+        { 'cpu s': Number(s.toFixed(2)), 'µs/request': Math.round((s * 1e6) / answered) },
+      ]),
+    ),
+  );
+} finally {
+  gateway.stop();
+  upstream.stop();
+}
