@@ -323,4 +323,39 @@ describe('hostile visit events', () => {
       timeoutMs: 30_000,
     });
   });
+
+  it('dead-letters several large unreadable records that arrive together, none holding up the partition', async () => {
+    const code = newCode();
+    // Three records of an unknown version, about 600 KB each: fetched in one batch, more than
+    // Kafka takes in one produce request, so they cannot all go to the dead-letter topic at once.
+    const large = [1, 2, 3].map((n) => {
+      const raw = Buffer.alloc(600_000, n);
+      raw[0] = 0;
+      raw[1] = 9;
+      return raw;
+    });
+    let last = 0n;
+    let partition = 0;
+    for (const raw of large) ({ partition, last } = await produce(code, [raw]));
+    const good = visitEvent(code);
+    ({ partition, last } = await produce(code, [JSON.stringify(good)]));
+
+    await waitFor(async () => (await count(code)) === 1, {
+      what: 'the good visit after them stored',
+      timeoutMs: 30_000,
+    });
+    const letters = await waitFor(() => deadLettersOf(code).length === 3 && deadLettersOf(code), {
+      what: 'the three records dead-lettered',
+      timeoutMs: 30_000,
+    });
+    expect(letters.map((letter) => letter.value?.[2]).sort()).toEqual([1, 2, 3]);
+    for (const letter of letters) {
+      expect(letter.headers?.['dlq-reason']?.toString()).toBe('unknown record version 9');
+      expect(letter.value?.length).toBe(600_000);
+    }
+    await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
+      what: `offset ${last + 1n} committed on partition ${partition}`,
+      timeoutMs: 30_000,
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import type { IHeaders, Kafka, Producer } from 'kafkajs';
+import type { IHeaders, Kafka, Message, Producer } from 'kafkajs';
 import { createProducer } from '@shortener/chassis-kafka';
 
 /** A message that cannot be stored, kept as it came for the dead-letter topic. */
@@ -14,6 +14,50 @@ export const DLQ_REASON_HEADER = 'dlq-reason';
 export const DLQ_SOURCE_HEADER = 'dlq-source';
 /** For one event of a packed record: which one, as `index/count` (from 1). */
 export const DLQ_PART_HEADER = 'dlq-part';
+
+/** Letters sent together at most this many bytes of values (one larger letter goes alone). */
+const SEND_BYTES = 512 * 1024;
+/** A value kept whole up to this (the topic took it, but with our headers Kafka might refuse it); beyond, its start. */
+export const DLQ_MAX_VALUE_BYTES = 1_040_000;
+/** Set on a letter whose value was cut: its size as it came. */
+export const DLQ_TRUNCATED_HEADER = 'dlq-truncated-from';
+
+/** A message as it came, with why and where from; a value too large to send is cut. */
+export function letter(
+  source: { topic: string; partition: number },
+  message: RejectedMessage,
+): Message & { value: Buffer | null } {
+  const headers: IHeaders = {
+    ...message.headers,
+    [DLQ_REASON_HEADER]: message.reason,
+    [DLQ_SOURCE_HEADER]: `${source.topic}/${source.partition}/${message.offset}`,
+  };
+  let value = message.value;
+  if (value !== null && value.length > DLQ_MAX_VALUE_BYTES) {
+    headers[DLQ_TRUNCATED_HEADER] = String(value.length);
+    value = value.subarray(0, DLQ_MAX_VALUE_BYTES);
+  }
+  return { key: message.key, value, headers };
+}
+
+/** Letters in groups of at most SEND_BYTES of values, in order. */
+export function bySize<T extends { value: Buffer | null }>(letters: T[]): T[][] {
+  const groups: T[][] = [];
+  let group: T[] = [];
+  let bytes = 0;
+  for (const item of letters) {
+    const size = item.value?.length ?? 0;
+    if (group.length > 0 && bytes + size > SEND_BYTES) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(item);
+    bytes += size;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
 
 /**
  * Sends messages that failed the event schema to the dead-letter topic as they came (key,
@@ -48,19 +92,11 @@ export class DeadLetterProducer {
       throw error;
     });
     await this.connecting;
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: messages.map((message) => ({
-        key: message.key,
-        value: message.value,
-        headers: {
-          ...message.headers,
-          [DLQ_REASON_HEADER]: message.reason,
-          [DLQ_SOURCE_HEADER]: `${source.topic}/${source.partition}/${message.offset}`,
-        },
-      })),
-    });
+    // Kafka refuses a produce request larger than its largest message (1 MiB by default), so
+    // large letters go a few at a time.
+    for (const group of bySize(messages.map((message) => letter(source, message)))) {
+      await this.producer.send({ topic: this.topic, acks: -1, messages: group });
+    }
   }
 
   async close(): Promise<void> {
