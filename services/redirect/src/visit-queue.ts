@@ -187,12 +187,13 @@ export class VisitQueue {
     this.chunkCount = 0;
   }
 
-  /** The oldest runs of visits, at most batchMax visits (runs are never larger). */
+  /** The oldest runs of visits, at most batchMax visits (runs are never larger), never none. */
   private take(): EncodedVisits[] {
     this.setAside();
     let taken = 0;
     let runs = 0;
-    while (runs < this.sealed.length && taken + this.sealed[runs]!.count <= this.options.batchMax) {
+    const fits = (count: number) => runs === 0 || taken + count <= this.options.batchMax;
+    while (runs < this.sealed.length && fits(this.sealed[runs]!.count)) {
       taken += this.sealed[runs]!.count;
       runs++;
     }
