@@ -11,9 +11,10 @@ import type { VisitRow } from '../visits/visits.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
 /**
- * A visit event as a source received it: the bytes of a Kafka message, or an event handed over
- * in this process (already checked against the schema by the redirect service). `origin` is
- * what the source needs to answer for it: the Kafka message to dead-letter, say.
+ * A visit event as a source received it: the bytes of a message (one JSON event or a packed
+ * record, from Kafka or the embedded bus), or an event object, taken as it is (checked for
+ * storability only; no source hands objects over since the redirect queues bytes). `origin`
+ * is what the source needs to answer for it: the Kafka message to dead-letter, say.
  */
 export type Incoming<Origin> =
   { value: Buffer | null; origin: Origin } | { event: VisitEvent; origin: Origin };
