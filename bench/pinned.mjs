@@ -1,10 +1,11 @@
 // The redirect benchmark's pinned mode (printed first): on 2 cores, the process under test on
 // core 0 and everything else on core 1, so the ratio says what the code costs, not who else
 // got the core. The redirect service and a bare node:http 302 server take turns on core 0
-// under the same wrk settings (1 thread, 64 connections, 8 s), twice each, alternating; the
-// analytics consumer is paused during the load runs (as if consumers ran elsewhere) and
-// catches up afterwards; PostgreSQL, Redis, the Kafka broker, the links service, this script
-// and wrk run on core 1. Affinities are put back afterwards.
+// under the same wrk settings (1 thread, 64 connections, 8 s), twice each, alternating, after
+// a 2 s warm-up each; the analytics consumer is paused during the load runs (as if consumers
+// ran elsewhere) and catches up afterwards; every other process of the machine that can be
+// moved (PostgreSQL, Redis, the Kafka broker, the other services, this script, wrk, and
+// whatever else runs there) is on core 1. Affinities are put back afterwards.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -44,19 +45,32 @@ function pin(pids, cpus) {
   }
 }
 
-/** The pids of the shared servers: PostgreSQL (every backend), Redis, the Kafka broker. */
-function serverPids() {
-  const out = execFileSync('ps', ['-eo', 'pid=,comm=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(
-      ([, comm, ...argv]) =>
-        comm === 'postgres' ||
-        comm === 'redis-server' ||
-        (comm === 'java' && argv.join(' ').includes('kafka.Kafka')),
-    )
-    .map(([pid]) => Number(pid));
+/**
+ * Every other process of the machine that can be moved (not kernel threads), with the CPUs
+ * it may run on now, so that it can be put back: on a shared machine a compiler or a test
+ * run elsewhere would otherwise take turns on the core under test.
+ */
+function movableProcesses(except) {
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,comm='], { encoding: 'utf8' });
+  const moved = [];
+  for (const line of out.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    // Kernel threads are children of kthreadd (pid 2) and stay where they are.
+    if (!pid || pid === 2 || ppid === 2 || except.includes(pid)) continue;
+    const cpus = affinity(pid);
+    if (cpus !== undefined) moved.push({ pid, cpus });
+  }
+  return moved;
+}
+
+/** The CPUs a process may run on now (taskset's list), or undefined if it is gone. */
+function affinity(pid) {
+  try {
+    const now = execFileSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' });
+    return now.trim().split(': ').pop();
+  } catch {
+    return undefined;
+  }
 }
 
 function durationMs(text) {
@@ -66,7 +80,7 @@ function durationMs(text) {
 }
 
 /** One wrk run (pinned to core 1) against `url`, rotating through `paths`. */
-async function wrk(url, script) {
+async function wrk(url, script, seconds = WRK.seconds) {
   const child = spawn(
     'taskset',
     [
@@ -75,7 +89,7 @@ async function wrk(url, script) {
       'wrk',
       `-t${WRK.threads}`,
       `-c${WRK.connections}`,
-      `-d${WRK.seconds}s`,
+      `-d${seconds}s`,
       '--latency',
       '-s',
       script,
@@ -119,11 +133,11 @@ async function bareServer() {
 
 /**
  * Runs the pinned comparison and prints it; answers the figures. `redirect` and `consumer`
- * are the redirect and analytics processes of the benchmark's stack; `others` the pids of its
- * other services; `served()` the redirect's own count of redirects, `stored()` the visits
- * analytics has stored for the benchmark's codes.
+ * are the redirect and analytics processes of the benchmark's stack; `served()` the
+ * redirect's own count of redirects, `stored()` the visits analytics has stored for the
+ * benchmark's codes.
  */
-export async function pinnedComparison({ redirect, consumer, others, paths, served, stored }) {
+export async function pinnedComparison({ redirect, consumer, paths, served, stored }) {
   if (cores() < 2) {
     console.log('pinned mode: needs 2 cores; skipped');
     return null;
@@ -142,9 +156,13 @@ export async function pinnedComparison({ redirect, consumer, others, paths, serv
       '  return wrk.format("GET", paths[i], {["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64) bench"})\n' +
       'end\n',
   );
-  const everyone = [...serverPids(), ...others, consumer.pid, process.pid];
   const bare = await bareServer();
-  pin(everyone, '1');
+  const redirectCpus = affinity(redirect.child.pid) ?? '0,1';
+  const everyone = movableProcesses([redirect.child.pid, bare.pid]);
+  pin(
+    everyone.map(({ pid }) => pid),
+    '1',
+  );
   pin([redirect.child.pid], '0');
   // What was served before (the warm-up) is stored before counting starts, so that the
   // counts below are of these runs only.
@@ -169,6 +187,9 @@ export async function pinnedComparison({ redirect, consumer, others, paths, serv
   };
   consumer.kill('SIGSTOP');
   try {
+    // Each server's code warmed up on its core (the bare server is new) before it counts.
+    await wrk(bare.url, script, 2);
+    await wrk(redirect.url, script, 2);
     for (let round = 0; round < ROUNDS; round += 1) {
       runs.bare.push(await measured(bare.url, bare.pid));
       runs.redirect.push(await measured(redirect.url, redirect.child.pid));
@@ -185,7 +206,8 @@ export async function pinnedComparison({ redirect, consumer, others, paths, serv
     if (kept >= redirected) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  pin([...everyone, redirect.child.pid], '0,1');
+  for (const { pid, cpus } of everyone) pin([pid], cpus);
+  pin([redirect.child.pid], redirectCpus);
 
   const best = (list) => list.reduce((a, b) => (b.rps > a.rps ? b : a));
   const bestBare = best(runs.bare);

@@ -41,8 +41,10 @@ const { values: args } = parseArgs({
 const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const codeCount = Number(args.codes);
-if (args.only !== undefined && args.only !== 'ad') {
-  throw new Error(`--only takes 'ad' (the bare server and the public origin), not ${args.only}`);
+if (args.only !== undefined && args.only !== 'ad' && args.only !== 'pinned') {
+  throw new Error(
+    `--only takes 'pinned' or 'ad' (the bare server and the public origin), not ${args.only}`,
+  );
 }
 const serviceEnv = JSON.parse(args['service-env']);
 /** Only a and d: the public origin against the bare server, quicker to repeat. */
@@ -151,7 +153,6 @@ async function main() {
       await pinnedComparison({
         redirect,
         consumer,
-        others: ['links', 'auth', 'gateway'].map((name) => stack.get(name).child.pid),
         paths,
         served: () => redirectsServed(redirect.url),
         stored: countVisits,
