@@ -72,6 +72,57 @@ describe('LinkResolver', () => {
     expect(cache.gets).toBe(1);
   });
 
+  it('looks a link asked for late in its time in memory up again meanwhile, never making a request wait', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', { url: 'https://example.com/a', expiresAt: future });
+    const resolver = new LinkResolver(cache, linksAnswering(500), options);
+    const start = Date.now();
+    const first = await resolver.resolve('abcdefg');
+    // Half way: answered from memory, nothing looked up.
+    expect(resolver.peek('abcdefg', start + 500)).toEqual(first);
+    expect(cache.gets).toBe(1);
+    // In its last quarter: still answered from memory, and looked up again once meanwhile.
+    cache.entries.set('abcdefg', { url: 'https://example.com/b', expiresAt: future });
+    expect(resolver.peek('abcdefg', start + 800)).toEqual(first);
+    expect(resolver.peek('abcdefg', start + 810)).toEqual(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache.gets).toBe(2);
+    // Past its first time in memory it is the fresh answer, with no wait for a lookup.
+    expect(locationOf(resolver.peek('abcdefg', start + 1100)!)).toBe('https://example.com/b');
+  });
+
+  it('keeps a link no longer than its time in memory when looking it up again fails', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', { url: 'https://example.com/a', expiresAt: future });
+    const links = linksAnswering(0);
+    const resolver = new LinkResolver(cache, links, options);
+    const start = Date.now();
+    const first = await resolver.resolve('abcdefg');
+    cache.failing = true;
+    expect(resolver.peek('abcdefg', start + 800)).toEqual(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    // One attempt (Redis, then the links service), not one per request.
+    expect(resolver.peek('abcdefg', start + 900)).toEqual(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache.gets).toBe(2);
+    expect(links.calls).toBe(1);
+    expect(resolver.peek('abcdefg', start + 1001)).toBeUndefined();
+  });
+
+  it('does not look up again codes remembered as unknown', async () => {
+    const cache = new MemoryCache();
+    const resolver = new LinkResolver(
+      cache,
+      linksAnswering(404, { message: 'Url not found' }),
+      options,
+    );
+    const start = Date.now();
+    expect(await resolver.resolve('abcdefg')).toBeNull();
+    expect(resolver.peek('abcdefg', start + 900)).toBeNull();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache.gets).toBe(1);
+  });
+
   it('asks the links service on a cache miss, and when Redis is away', async () => {
     const cache = new MemoryCache();
     const links = linksAnswering(200, { url: 'https://example.com/', expiresAt: future });

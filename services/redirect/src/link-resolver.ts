@@ -26,7 +26,14 @@ export function redirectHeaders(location: string): readonly string[] {
   ];
 }
 
-type LocalEntry = { link: LiveLink | null; until: number };
+/**
+ * A remembered answer: until when it may be given, and from when a request for it also looks
+ * it up again in the background (a live link, in the last quarter of its time; else `until`).
+ */
+type LocalEntry = { link: LiveLink | null; until: number; refreshAt: number };
+
+/** The part of its time in memory after which a link asked for is looked up again. */
+const REFRESH_AFTER = 0.75;
 
 export class LinksUnavailableError extends Error {}
 
@@ -69,14 +76,19 @@ export class LinkResolver {
 
   /**
    * The answer from memory, without waiting: a link, null for known-missing, or undefined
-   * when memory does not know and resolve() must be awaited.
+   * when memory does not know and resolve() must be awaited. A link asked for late in its
+   * time in memory is looked up again meanwhile, so a link in steady demand never makes a
+   * request wait for Redis; it is still never answered from memory past its time.
    */
   peek(code: string, now: number): LiveLink | null | undefined {
     const entry = this.local.get(code);
     if (entry === undefined) return undefined;
-    if (entry.until <= now) {
-      this.local.delete(code);
-      return undefined;
+    if (entry.refreshAt <= now) {
+      if (entry.until <= now) {
+        this.local.delete(code);
+        return undefined;
+      }
+      this.refresh(code, entry, now);
     }
     return entry.link;
   }
@@ -105,8 +117,24 @@ export class LinkResolver {
     return this.local.size;
   }
 
-  private async lookUp(code: string, allowance: MissAllowance): Promise<Resolution> {
-    const now = Date.now();
+  /**
+   * Looks a remembered link up again, once (a failure leaves the entry to end at its time):
+   * the links service is asked only if the link has left the cache, as for any lookup of a
+   * link known to exist, so no miss budget is spent.
+   */
+  private refresh(code: string, entry: LocalEntry, now: number): void {
+    entry.refreshAt = entry.until;
+    if (this.pending.has(code)) return;
+    const lookup = this.lookUp(code, UNLIMITED, now).finally(() => this.pending.delete(code));
+    this.pending.set(code, lookup);
+    lookup.catch(() => undefined);
+  }
+
+  private async lookUp(
+    code: string,
+    allowance: MissAllowance,
+    now = Date.now(),
+  ): Promise<Resolution> {
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
       entry = await this.cache.get(code);
@@ -158,14 +186,15 @@ export class LinkResolver {
   private remember(code: string, link: LiveLink | null, now: number): void {
     const ttl = link ? this.options.ttlMs : this.options.negativeTtlMs;
     if (ttl === 0) return;
+    // Looked up again, it goes to the back: the front is what was looked up longest ago.
+    this.local.delete(code);
     if (this.local.size >= this.options.maxEntries) {
       // Maps iterate in insertion order: the first key is the oldest entry.
       const oldest = this.local.keys().next();
       if (!oldest.done) this.local.delete(oldest.value);
     }
-    this.local.set(code, {
-      link,
-      until: link ? Math.min(now + ttl, link.expiresAt) : now + ttl,
-    });
+    const until = link ? Math.min(now + ttl, link.expiresAt) : now + ttl;
+    const refreshAt = link ? now + ttl * REFRESH_AFTER : until;
+    this.local.set(code, { link, until, refreshAt: Math.min(refreshAt, until) });
   }
 }
