@@ -123,6 +123,17 @@ describe('LinkResolver', () => {
     expect(cache.gets).toBe(1);
   });
 
+  it('does not remember an answer looked up while its link was invalidated', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', { url: 'https://example.com/a', expiresAt: future });
+    const resolver = new LinkResolver(cache, linksAnswering(500), options);
+    const lookup = resolver.resolve('abcdefg');
+    // Deleted meanwhile: its invalidation arrives before the lookup's answer.
+    resolver.forget('abcdefg');
+    expect(locationOf(await lookup)).toBe('https://example.com/a');
+    expect(resolver.peek('abcdefg', Date.now())).toBeUndefined();
+  });
+
   it('asks the links service on a cache miss, and when Redis is away', async () => {
     const cache = new MemoryCache();
     const links = linksAnswering(200, { url: 'https://example.com/', expiresAt: future });

@@ -67,6 +67,8 @@ export class LinkResolver {
    */
   private readonly local = new Map<string, LocalEntry>();
   private readonly pending = new Map<string, Promise<Resolution>>();
+  /** Invalidations so far: an answer looked up across one is given but not remembered. */
+  private invalidations = 0;
 
   constructor(
     private readonly cache: LinkCache,
@@ -109,6 +111,7 @@ export class LinkResolver {
 
   /** Drops one code, or everything when invalidations may have been missed. */
   forget(code: string | null): void {
+    this.invalidations++;
     if (code === null) this.local.clear();
     else this.local.delete(code);
   }
@@ -135,6 +138,7 @@ export class LinkResolver {
     allowance: MissAllowance,
     now = Date.now(),
   ): Promise<Resolution> {
+    const invalidations = this.invalidations;
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
       entry = await this.cache.get(code);
@@ -157,7 +161,8 @@ export class LinkResolver {
     }
 
     const link = found && found.expiresAt > now ? this.live(code, found) : null;
-    this.remember(code, link, now);
+    // A link deleted while it was looked up may have been read before its deletion.
+    if (this.invalidations === invalidations) this.remember(code, link, now);
     return link;
   }
 
