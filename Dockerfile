@@ -60,7 +60,9 @@ COPY services/services.json services/
 COPY services/${SERVICE}/ services/${SERVICE}/
 # SERVICE and PORT must be as services/services.json lists them. node.env holds the Node
 # options the service's package.json declares (config.nodeOptions): the CMD below loads it,
-# and a NODE_OPTIONS given to the container replaces it, as it would an ENV.
+# and a NODE_OPTIONS given to the container replaces it, as it would an ENV. node.args holds
+# its command-line flags (config.nodeArgs: V8 flags NODE_OPTIONS does not accept), which the
+# CMD puts before the entry.
 RUN node -e "\
       const { SERVICE, PORT } = process.env;\
       const service = require('./services/services.json').services.find((s) => s.name === SERVICE);\
@@ -68,11 +70,12 @@ RUN node -e "\
       if (String(service.port) !== PORT) throw new Error('PORT=' + PORT + ': services/services.json gives ' + SERVICE + ' port ' + service.port);\
       const { config = {} } = require('./services/' + SERVICE + '/package.json');\
       const options = config.nodeOptions ? 'NODE_OPTIONS=' + JSON.stringify(config.nodeOptions) + '\n' : '';\
-      fs.writeFileSync('services/' + SERVICE + '/node.env', options);"
+      fs.writeFileSync('services/' + SERVICE + '/node.env', options);\
+      fs.writeFileSync('services/' + SERVICE + '/node.args', (config.nodeArgs ?? '') + '\n');"
 RUN npx tsc -b services/${SERVICE}
 # What the image holds besides node_modules: the package.json and dist/ of every workspace
-# prod-deps linked (the service and the packages it uses), node.env, and the web app for the
-# service that serves it.
+# prod-deps linked (the service and the packages it uses), node.env, node.args, and the web
+# app for the service that serves it.
 RUN --mount=type=bind,from=prod-deps,source=/app/node_modules/@shortener,target=/links \
     --mount=type=bind,from=web-build,source=/app/frontend/dist,target=/web-app \
     set -e; \
@@ -81,7 +84,7 @@ RUN --mount=type=bind,from=prod-deps,source=/app/node_modules/@shortener,target=
       mkdir -p "/image/$folder"; \
       cp -R "$folder/package.json" "$folder/dist" "/image/$folder/"; \
     done; \
-    cp "services/$SERVICE/node.env" "/image/services/$SERVICE/"; \
+    cp "services/$SERVICE/node.env" "services/$SERVICE/node.args" "/image/services/$SERVICE/"; \
     if node -e "process.exit(require('./services/services.json').services.find((s) => s.name === process.env.SERVICE).webApp ? 0 : 1)"; then \
       mkdir -p /image/frontend; cp -R /web-app /image/frontend/dist; \
     fi
@@ -107,4 +110,6 @@ USER 1000:1000
 EXPOSE ${PORT}
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--env-file=node.env", "--enable-source-maps", "dist/main.js"]
+# A shell only to read node.args; exec leaves node as the container's first process, which
+# receives its signals.
+CMD ["/bin/sh", "-c", "exec node $(cat node.args) --env-file=node.env --enable-source-maps dist/main.js"]

@@ -31,12 +31,22 @@ const internalUrls = Object.fromEntries(
     .map((service) => [service.urlVariable, `http://127.0.0.1:${ports[service.name]}`]),
 );
 
-/** A service's production Node options (package.json config.nodeOptions), then the caller's. */
-function nodeOptions(name) {
+/** A service's package.json `config`: the Node options and flags it runs with in production. */
+function nodeConfig(name) {
   const manifest = JSON.parse(
     readFileSync(path.join(root, 'services', name, 'package.json'), 'utf8'),
   );
-  return [manifest.config?.nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+  return manifest.config ?? {};
+}
+
+/** A service's production Node options (package.json config.nodeOptions), then the caller's. */
+function nodeOptions(name) {
+  return [nodeConfig(name).nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+}
+
+/** Its command-line flags (config.nodeArgs): V8 flags NODE_OPTIONS does not accept. */
+function nodeArgs(name) {
+  return nodeConfig(name).nodeArgs?.split(/\s+/).filter(Boolean) ?? [];
 }
 
 async function main() {
@@ -86,7 +96,8 @@ async function main() {
   // call that finds no one is retried).
   for (const service of services) {
     const { name } = service;
-    const child = spawn(process.execPath, [path.join(root, 'services', name, service.entry)], {
+    const entry = path.join(root, 'services', name, service.entry);
+    const child = spawn(process.execPath, [...nodeArgs(name), entry], {
       cwd: root,
       env: {
         ...env,

@@ -186,6 +186,25 @@ describe('the Dockerfile', () => {
         },
       );
 
+      it.each(SERVICES)(
+        '%s: node.args holds its package.json’s config.nodeArgs, and only those',
+        (name) => {
+          expect(build(name, String(serviceSpec(name).port)).status).toBe(0);
+          const manifest = JSON.parse(readRepoFile(`services/${name}/package.json`)) as {
+            config?: { nodeArgs?: string };
+          };
+          const written = fs.readFileSync(path.join(root, 'services', name, 'node.args'), 'utf8');
+          expect(written).toBe(`${manifest.config?.nodeArgs ?? ''}\n`);
+        },
+      );
+
+      it('gives redirect its garbage collection on the thread it runs on', () => {
+        expect(build('redirect', '7004').status).toBe(0);
+        expect(fs.readFileSync(path.join(root, 'services/redirect/node.args'), 'utf8')).toBe(
+          '--single-threaded-gc\n',
+        );
+      });
+
       it('gives redirect its heap settings', () => {
         expect(build('redirect', '7004').status).toBe(0);
         expect(fs.readFileSync(path.join(root, 'services/redirect/node.env'), 'utf8')).toMatch(
@@ -249,6 +268,7 @@ describe('the Dockerfile', () => {
         fs.mkdirSync(path.join(sandbox, 'web-app'));
         fs.writeFileSync(path.join(sandbox, 'web-app', 'index.html'), '');
         fs.writeFileSync(path.join(root, 'services', name, 'node.env'), '');
+        fs.writeFileSync(path.join(root, 'services', name, 'node.args'), '\n');
         const script = shellOf(assembly).replace(
           /(?<![\w.])\/(links|image|web-app)\b/g,
           `${sandbox}/$1`,
@@ -273,6 +293,7 @@ describe('the Dockerfile', () => {
             `${folder}/dist/index.js`,
             `${folder}/package.json`,
           ]),
+          `services/${name}/node.args`,
           `services/${name}/node.env`,
           ...(serviceSpec(name).webApp ? ['frontend/dist/index.html'] : []),
         ].sort();
@@ -294,11 +315,38 @@ describe('the Dockerfile', () => {
 
     it('starts the listed entry from the service’s folder, with its Node options, in production mode on PORT', () => {
       expect(last(runtime, 'WORKDIR')?.args).toBe('/app/services/${SERVICE}');
-      const command = execForm(last(runtime, 'CMD'));
-      expect(command.slice(0, -1)).toEqual(['node', '--env-file=node.env', '--enable-source-maps']);
-      expect(new Set(SERVICES.map((name) => serviceSpec(name).entry))).toEqual(
-        new Set([command.at(-1)]),
-      );
+      // The command as the image's shell runs it, in a folder holding node.args, with a `node`
+      // that prints the arguments it was given.
+      const [shell, flag, script] = execForm(last(runtime, 'CMD'));
+      expect([shell, flag]).toEqual(['/bin/sh', '-c']);
+      expect(script).toMatch(/^exec node /);
+      const folder = tempDir();
+      try {
+        fs.writeFileSync(path.join(folder, 'node.args'), '--single-threaded-gc --no-opt\n');
+        fs.writeFileSync(
+          path.join(folder, 'node'),
+          '#!/bin/sh\nfor arg in "$@"; do echo "$arg"; done\n',
+          { mode: 0o755 },
+        );
+        const run = spawnSync('sh', ['-c', script!], {
+          cwd: folder,
+          env: { PATH: `${folder}:${process.env['PATH']}` },
+          encoding: 'utf8',
+        });
+        expect(run.stderr).toBe('');
+        const args = run.stdout.trim().split('\n');
+        expect(args.slice(0, -1)).toEqual([
+          '--single-threaded-gc',
+          '--no-opt',
+          '--env-file=node.env',
+          '--enable-source-maps',
+        ]);
+        expect(new Set(SERVICES.map((name) => serviceSpec(name).entry))).toEqual(
+          new Set([args.at(-1)]),
+        );
+      } finally {
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
       expect(last(runtime, 'ENV')?.args).toMatch(/\bNODE_ENV=production\b/);
       expect(last(runtime, 'ENV')?.args).toMatch(/\bPORT=\$\{PORT\}(\s|$)/);
       expect(last(runtime, 'EXPOSE')?.args).toBe('${PORT}');

@@ -32,10 +32,22 @@ export function serviceNodeOptions(
   name: ServiceName,
   env: NodeJS.ProcessEnv = {},
 ): string | undefined {
+  return [nodeConfig(name).nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+}
+
+/**
+ * The flags a service's `node` command line carries in production (`config.nodeArgs` in its
+ * package.json, also in its image's command): V8 flags that NODE_OPTIONS does not accept.
+ */
+export function serviceNodeArgs(name: ServiceName): string[] {
+  return nodeConfig(name).nodeArgs?.split(/\s+/).filter(Boolean) ?? [];
+}
+
+function nodeConfig(name: ServiceName): { nodeOptions?: string; nodeArgs?: string } {
   const manifest = JSON.parse(
     readFileSync(path.join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'),
-  ) as { config?: { nodeOptions?: string } };
-  return [manifest.config?.nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+  ) as { config?: { nodeOptions?: string; nodeArgs?: string } };
+  return manifest.config ?? {};
 }
 
 /**
@@ -50,7 +62,7 @@ export async function startService(
   { waitForHealth = true, host = '127.0.0.1' } = {},
 ): Promise<ServiceProcess> {
   const entry = path.join(REPO_ROOT, 'services', name, serviceSpec(name).entry);
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...serviceNodeArgs(name), entry], {
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
