@@ -156,14 +156,6 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
       '  return wrk.format("GET", paths[i], {["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64) bench"})\n' +
       'end\n',
   );
-  const bare = await bareServer();
-  const redirectCpus = affinity(redirect.child.pid) ?? '0,1';
-  const everyone = movableProcesses([redirect.child.pid, bare.pid]);
-  pin(
-    everyone.map(({ pid }) => pid),
-    '1',
-  );
-  pin([redirect.child.pid], '0');
   // What was served before (the warm-up) is stored before counting starts, so that the
   // counts below are of these runs only.
   const settled = Date.now();
@@ -185,6 +177,26 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
       'peak rss MB': Math.round(memory()),
     };
   };
+
+  const bare = await bareServer();
+  const redirectCpus = affinity(redirect.child.pid) ?? '0,1';
+  const everyone = movableProcesses([redirect.child.pid, bare.pid]);
+  // Every process moved is put back, however the runs end (an interrupt included).
+  const restore = () => {
+    for (const { pid, cpus } of everyone) pin([pid], cpus);
+    pin([redirect.child.pid], redirectCpus);
+  };
+  const interrupted = () => {
+    restore();
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  pin(
+    everyone.map(({ pid }) => pid),
+    '1',
+  );
+  pin([redirect.child.pid], '0');
   consumer.kill('SIGSTOP');
   try {
     // Each server's code warmed up on its core (the bare server is new) before it counts.
@@ -197,17 +209,20 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
   } finally {
     consumer.kill('SIGCONT');
     bare.stop();
+    restore();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
   }
   const redirected = (await served()) - servedBefore;
   let kept = 0;
   const began = Date.now();
   while (Date.now() - began < 180_000) {
-    kept = (await stored()) - storedBefore;
+    // While the consumer catches up, its answer may be slow to come: asked again.
+    const storedNow = await stored().catch(() => undefined);
+    if (storedNow !== undefined) kept = storedNow - storedBefore;
     if (kept >= redirected) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  for (const { pid, cpus } of everyone) pin([pid], cpus);
-  pin([redirect.child.pid], redirectCpus);
 
   const best = (list) => list.reduce((a, b) => (b.rps > a.rps ? b : a));
   const bestBare = best(runs.bare);
