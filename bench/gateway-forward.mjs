@@ -4,10 +4,14 @@
 // TRUSTED_PROXIES as in the stack) in a server process of its own, and autocannon. Prints
 // requests/s, p99 and the CPU time each process spent per request: the gateway's figure is
 // what forwarding costs, the upstream's what a bare server costs, without the rest of the
-// stack sharing the cores. Give another built module (same exports) to compare.
+// stack sharing the cores. Give another built module (same exports) to compare. With
+// --whole, the gateway is the whole service instead (services/gateway/dist/main.js with its
+// production Node options, its Redis at REDIS_URL), so what the rest of the process costs
+// each forwarded request shows too: its logger's async context, metrics, heap.
 //
 //   npm run build
 //   node bench/gateway-forward.mjs [--seconds 8] [--connections 50] [--module path/to/fast-path.js]
+//   node bench/gateway-forward.mjs --whole
 //   GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node bench/gateway-forward.mjs
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuMeter } from './proc.mjs';
+import { cpuMeter, cpuSplit } from './proc.mjs';
+import { freePort, serviceNodeOptions, waitFor } from '../packages/testkit/dist/index.js';
 
 const gatewayDir = fileURLToPath(new URL('../services/gateway/', import.meta.url));
 const { values: args } = parseArgs({
@@ -23,6 +28,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     connections: { type: 'string', default: '50' },
     module: { type: 'string', default: path.join(gatewayDir, 'dist/proxy/redirect-fast-path.js') },
+    whole: { type: 'boolean', default: false },
   },
 });
 
@@ -46,8 +52,13 @@ const upstream = await server(`
     });
     res.end();
   }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`);
-const gateway = await server(
-  `
+const gatewayNodeArgs = process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const gateway = args.whole ? await wholeGateway() : await fastPathAlone();
+
+/** The fast path in front of a bare server, as the gateway puts it in front of Express. */
+function fastPathAlone() {
+  return server(
+    `
   const { inFront, redirectFastPath } = require(${JSON.stringify(path.resolve(args.module))});
   const { securityHeaderValues } = require('./dist/edge/security-headers');
   // Exits on SIGTERM, so that --cpu-prof writes its profile.
@@ -63,8 +74,35 @@ const gateway = await server(
     answerHeaders: securityHeaderValues('http://localhost:8080'),
   }));
   server.listen(0, '127.0.0.1', function () { console.log(this.address().port); });`,
-  process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
-);
+    gatewayNodeArgs,
+  );
+}
+
+/** The gateway service itself, as the stack runs it, with the stand-in as its redirect. */
+async function wholeGateway() {
+  const port = await freePort();
+  // Its production options, then GATEWAY_NODE_ARGS as arguments (--cpu-prof is refused in
+  // NODE_OPTIONS).
+  const nodeArgs = [...(serviceNodeOptions('gateway')?.split(' ') ?? []), ...gatewayNodeArgs];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(gatewayDir, 'dist/main.js')], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INTERNAL_API_SECRET: 'bench-gateway-forward-secret',
+      REDIRECT_URL: `http://127.0.0.1:${upstream.port}`,
+      TRUSTED_PROXIES: '127.0.0.1,::1',
+      PUBLIC_ORIGIN: 'http://localhost:8080',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, {
+    timeoutMs: 20_000,
+    what: 'the gateway /healthz',
+  });
+  return { pid: child.pid, port, stop: () => child.kill('SIGTERM') };
+}
 
 const paths = Array.from({ length: 100 }, (_, i) => `/r/Code${String(i).padStart(3, '0')}`);
 const load = (duration) =>
@@ -83,11 +121,13 @@ try {
     ['gateway (forwarder)', (p) => p.pid === gateway.pid],
     ['upstream (bare 302)', (p) => p.pid === upstream.pid],
   ]);
+  const gatewaySplit = cpuSplit(gateway.pid);
   const result = await load(Number(args.seconds));
   const cpu = meter();
+  const split = gatewaySplit();
   const answered = result.requests.total;
   console.log(
-    `${path.relative(process.cwd(), path.resolve(args.module))}: ${Math.round(result.requests.average)} requests/s, p99 ${result.latency.p99} ms, ${answered - result['3xx']} not 3xx, ${result.errors} errors`,
+    `${args.whole ? 'the whole gateway (dist/main.js)' : path.relative(process.cwd(), path.resolve(args.module))}: ${Math.round(result.requests.average)} requests/s, p99 ${result.latency.p99} ms, ${answered - result['3xx']} not 3xx, ${result.errors} errors`,
   );
   console.table(
     Object.fromEntries(
@@ -96,6 +136,10 @@ try {
         { 'cpu s': Number(s.toFixed(2)), 'µs/request': Math.round((s * 1e6) / answered) },
       ]),
     ),
+  );
+  const perRequest = (s) => Math.round((s * 1e6) / answered);
+  console.log(
+    `gateway µs/request: ${perRequest(split.user)} user (its code), ${perRequest(split.system)} kernel (its system calls)`,
   );
 } finally {
   gateway.stop();

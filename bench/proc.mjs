@@ -49,6 +49,27 @@ export function cpuMeter(groups) {
   };
 }
 
+/**
+ * Starts counting one process's CPU time split into user and kernel (system) time: what its
+ * own code costs and what its system calls do (on loopback, a send also runs the receiving
+ * side's TCP work). stop() gives both in seconds.
+ */
+export function cpuSplit(pid) {
+  const read = () => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]), system: Number(fields[12]) };
+  };
+  const before = read();
+  return function stop() {
+    const after = read();
+    return {
+      user: (after.user - before.user) / TICKS_PER_SECOND,
+      system: (after.system - before.system) / TICKS_PER_SECOND,
+    };
+  };
+}
+
 /** The usual groups of this project's stack, plus the benchmark process itself. */
 export function stackGroups(pids = {}) {
   return [
