@@ -11,6 +11,8 @@
 //
 //   npm run build
 //   node bench/gateway-forward.mjs [--seconds 8] [--connections 50] [--module path/to/fast-path.js]
+//                                  [--rate 12000]  (a fixed load: how many requests each
+//                                  wake-up finds changes the cost of each, so compare at one rate)
 //   node bench/gateway-forward.mjs --whole
 //   GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' node bench/gateway-forward.mjs
 import { spawn } from 'node:child_process';
@@ -27,6 +29,8 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '8' },
     connections: { type: 'string', default: '50' },
+    /** Requests per second, all connections together (default: as many as it takes). */
+    rate: { type: 'string' },
     module: { type: 'string', default: path.join(gatewayDir, 'dist/proxy/redirect-fast-path.js') },
     whole: { type: 'boolean', default: false },
   },
@@ -109,6 +113,7 @@ const load = (duration) =>
   autocannon({
     url: `http://127.0.0.1:${gateway.port}`,
     connections: Number(args.connections),
+    ...(args.rate ? { overallRate: Number(args.rate) } : {}),
     duration,
     requests: paths.map((p) => ({ method: 'GET', path: p })),
     headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' },
