@@ -11,6 +11,7 @@
 //
 //   npm run build
 //   node bench/gateway-forward.mjs [--seconds 8] [--connections 50] [--module path/to/fast-path.js]
+//                                  [--headers browser]  (a browser's request headers)
 //                                  [--rate 12000]  (a fixed load: how many requests each
 //                                  wake-up finds changes the cost of each, so compare at one rate)
 //   node bench/gateway-forward.mjs --whole
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     /** Requests per second, all connections together (default: as many as it takes). */
     rate: { type: 'string' },
+    /** `browser`: the headers a browser sends following a link (cookies included). */
+    headers: { type: 'string', default: 'minimal' },
     module: { type: 'string', default: path.join(gatewayDir, 'dist/proxy/redirect-fast-path.js') },
     whole: { type: 'boolean', default: false },
   },
@@ -108,6 +111,32 @@ async function wholeGateway() {
   return { pid: child.pid, port, stop: () => child.kill('SIGTERM') };
 }
 
+// What Chrome sends when a link on another site is followed, with a session cookie of ours.
+const BROWSER_HEADERS = {
+  accept:
+    'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8',
+  'accept-encoding': 'gzip, deflate, br, zstd',
+  'accept-language': 'en-GB,en-US;q=0.9,en;q=0.8',
+  'cache-control': 'max-age=0',
+  cookie: `sid=${'a'.repeat(43)}; theme=dark`,
+  priority: 'u=0, i',
+  referer: 'https://news.example.com/articles/2026/11/24/some-story',
+  'sec-ch-ua': '"Chromium";v="131", "Not_A Brand";v="24"',
+  'sec-ch-ua-mobile': '?0',
+  'sec-ch-ua-platform': '"Linux"',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'cross-site',
+  'sec-fetch-user': '?1',
+  'upgrade-insecure-requests': '1',
+  'user-agent':
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+};
+const requestHeaders =
+  args.headers === 'browser'
+    ? BROWSER_HEADERS
+    : { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' };
+
 const paths = Array.from({ length: 100 }, (_, i) => `/r/Code${String(i).padStart(3, '0')}`);
 const load = (duration) =>
   autocannon({
@@ -116,7 +145,7 @@ const load = (duration) =>
     ...(args.rate ? { overallRate: Number(args.rate) } : {}),
     duration,
     requests: paths.map((p) => ({ method: 'GET', path: p })),
-    headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' },
+    headers: requestHeaders,
   });
 
 try {

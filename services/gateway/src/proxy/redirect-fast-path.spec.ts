@@ -127,6 +127,32 @@ describe('the /r/ fast path', () => {
     expect(forwarded?.headers['x-request-id']).toBeDefined();
   });
 
+  it("passes on only what the redirect service reads: not the visitor's cookies or credentials", async () => {
+    seen.length = 0;
+    await fetch(`${gateway}/r/AbC1234`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent': 'test-agent',
+        referer: 'https://ref.example/',
+        cookie: 'sid=secret-session',
+        authorization: 'Bearer secret-token',
+        'accept-language': 'en-GB',
+        'sec-fetch-site': 'cross-site',
+        'x-request-id': 'visitor-request-1',
+      },
+    });
+    const [forwarded] = seen;
+    expect(Object.keys(forwarded?.headers ?? {}).sort()).toEqual([
+      'connection',
+      'host',
+      'referer',
+      'user-agent',
+      'x-forwarded-for',
+      'x-request-id',
+    ]);
+    expect(forwarded?.headers['x-request-id']).toBe('visitor-request-1');
+  });
+
   it('keeps its connections to the redirect service alive between redirects', async () => {
     seen.length = 0;
     for (let i = 0; i < 5; i += 1) await fetch(`${gateway}/r/AbC1234`, { redirect: 'manual' });

@@ -6,12 +6,13 @@ import { compileTrustedProxies, REQUEST_ID_HEADER, requestIdFrom } from '@shorte
 import { MESSAGES } from '@shortener/contracts';
 
 /**
- * Request headers never passed on: hop-by-hop ones, what only the gateway may say, and the
- * framing of a body (none is forwarded: a Content-Length without its body would leave the
- * kept-alive connection waiting for bytes that the next request would then fill).
+ * The visitor's request headers passed on: what the redirect service reads of them (the visit's
+ * User-Agent and Referer, services/redirect/src/redirect-handler.ts); the gateway adds the
+ * client's address and the request id. Nothing else: not the visitor's cookies or credentials,
+ * which the redirect service has no use for, nor any body framing (no body is forwarded), and
+ * each header more is work for both processes.
  */
-const DROPPED =
-  /^(?:x-internal-|x-forwarded-|proxy-|connection$|keep-alive$|te$|trailer$|upgrade$|content-length$|transfer-encoding$|expect$)/;
+const PASSED_ON = ['user-agent', 'referer'] as const;
 
 /** Answer headers about the gateway's link to the redirect service, not the client's. */
 const HOP_BY_HOP = new Set([
@@ -69,17 +70,18 @@ export function redirectFastPath(options: {
     const method = req.method;
     if (!url.startsWith('/r/') || (method !== 'GET' && method !== 'HEAD')) return false;
     const given = req.headers;
-    const headers: Record<string, string | string[]> = {};
-    for (const name of Object.keys(given)) {
-      const value = given[name];
-      if (value !== undefined && !DROPPED.test(name)) headers[name] = value;
-    }
+    const address = proxyAddr(req, trust);
     // One id in both services' logs, as for every request the gateway passes on.
     const requestId = requestIdFrom(given);
-    headers[REQUEST_ID_HEADER] = requestId;
-    const address = proxyAddr(req, trust);
-    headers['x-forwarded-for'] =
-      address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+    const headers: Record<string, string> = {
+      [REQUEST_ID_HEADER]: requestId,
+      'x-forwarded-for':
+        address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address,
+    };
+    for (const name of PASSED_ON) {
+      const value = given[name];
+      if (value !== undefined) headers[name] = value;
+    }
 
     let abort: ((error?: Error) => void) | undefined;
     let gone = false;
