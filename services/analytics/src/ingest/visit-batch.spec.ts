@@ -2,6 +2,8 @@ import type { KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import {
   encodeVisitRecord,
+  encodeVisits,
+  visitRecordOf,
   VISIT_EVENT_SCHEMA_VERSION,
   type VisitEvent,
 } from '@shortener/contracts';
@@ -124,20 +126,22 @@ describe('planBatch', () => {
     );
   });
 
-  it('takes events handed over in this process as they are, with the same checks', () => {
+  it('takes events handed over in this process as record bytes, with the same checks', () => {
     const good = event();
     const late = event({ timestamp: 9e15 });
     const plan = planBatch(
       [
-        { event: good, origin: 'first' },
-        { event: late, origin: 'second' },
-        { event: good, origin: 'third' },
+        { value: visitRecordOf(encodeVisits([good])), origin: 'first' },
+        { value: visitRecordOf(encodeVisits([late])), origin: 'second' },
+        { value: visitRecordOf(encodeVisits([good])), origin: 'third' },
       ],
       enrich,
     );
     expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
-    expect(plan.origins).toEqual([{ origin: 'first' }]);
-    expect(plan.rejected).toEqual([{ origin: 'second', reason: 'timestamp: out of range' }]);
+    expect(plan.origins.map(({ origin }) => origin)).toEqual(['first']);
+    expect(plan.rejected.map(({ origin, reason }) => [origin, reason])).toEqual([
+      ['second', 'timestamp: out of range'],
+    ]);
     expect(plan.repeated).toBe(1);
   });
 

@@ -12,12 +12,13 @@ import type { ParsedUserAgent } from './user-agent.parser';
 
 /**
  * A visit event as a source received it: the bytes of a message (one JSON event or a packed
- * record, from Kafka or the embedded bus), or an event object, taken as it is (checked for
- * storability only; no source hands objects over since the redirect queues bytes). `origin`
- * is what the source needs to answer for it: the Kafka message to dead-letter, say.
+ * record, from Kafka or the embedded bus). `origin` is what the source needs to answer for
+ * it: the Kafka message to dead-letter, say.
  */
-export type Incoming<Origin> =
-  { value: Buffer | null; origin: Origin } | { event: VisitEvent; origin: Origin };
+export interface Incoming<Origin> {
+  value: Buffer | null;
+  origin: Origin;
+}
 
 /** One of the events of a packed record (see @shortener/contracts' visit-record). */
 export interface RecordPart {
@@ -123,9 +124,7 @@ export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): Parse
     origins.push(from);
   };
   for (const item of incoming) {
-    if ('event' in item) {
-      accept({ ok: true, event: item.event }, { origin: item.origin });
-    } else if (isVisitRecord(item.value)) {
+    if (isVisitRecord(item.value)) {
       const record = readVisitRecord(item.value);
       if (!record.ok) {
         rejected.push({ origin: item.origin, reason: record.reason });
