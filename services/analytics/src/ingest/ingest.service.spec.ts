@@ -48,6 +48,7 @@ function rows(count: number, bad: number[]): VisitRow[] {
     id: `id-${index}`,
     urlId: 'AbC1234',
     createdAt: '2026-11-23T10:00:00.000Z',
+    timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
     ipAddress: '203.0.113.9',
     platform: 'Unknown',
     browser: 'Unknown',

@@ -183,6 +183,7 @@ export function planEvents(
       id,
       urlId: event.urlID,
       createdAt: new Date(event.timestamp).toISOString(),
+      timestamp: event.timestamp,
       ipAddress: enrich.ipAddress(event.ip),
       platform,
       browser,
