@@ -8,7 +8,7 @@
 //
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100] [--format records|json]
-//                           [--only ingest|visibility]
+//                           [--only ingest|visibility] [--analytics-env '{"INGEST_CONCURRENCY": "4"}']
 //   --only ingest runs part 1 alone (ingest and its raw baseline), --only visibility parts 2-3.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     /** `records`: packed as the redirect service sends them; `json`: one event a message (before). */
     format: { type: 'string', default: 'records' },
     only: { type: 'string' },
+    /** Extra variables for the ingest part's analytics service (to compare settings). */
+    'analytics-env': { type: 'string', default: '{}' },
   },
 });
 const EVENTS = Number(args.events);
@@ -102,6 +104,7 @@ async function ingest(kafka, db) {
   const stack = await startStack({
     services: ['analytics'],
     env: { VISITS_TOPIC: topic, KAFKA_CONSUMER_GROUP: `bench-${randomUUID()}` },
+    serviceEnv: { analytics: JSON.parse(args['analytics-env']) },
   });
   try {
     await waitFor(async () => (await stored()) > 0, { timeoutMs: 60_000, what: 'first visits' });

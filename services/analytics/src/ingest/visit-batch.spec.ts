@@ -7,7 +7,7 @@ import {
   VISIT_EVENT_SCHEMA_VERSION,
   type VisitEvent,
 } from '@shortener/contracts';
-import { planBatch, type VisitEnrichment } from './visit-batch';
+import { planBatch, utcDay, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
   userAgent: (userAgent) => ({
@@ -231,5 +231,16 @@ describe('planBatch', () => {
       'com.slack',
       '(unknown)',
     ]);
+  });
+});
+
+describe('utcDay', () => {
+  it('answers the UTC day of each timestamp, days alternating or not', () => {
+    const at = (iso: string) => utcDay(Date.parse(iso));
+    expect(at('2026-11-23T23:59:59.999Z')).toBe('2026-11-23');
+    expect(at('2026-11-24T00:00:00.000Z')).toBe('2026-11-24');
+    expect(at('2026-11-23T00:00:00.000Z')).toBe('2026-11-23');
+    expect(at('2026-11-23T12:00:00.000+14:00')).toBe('2026-11-22');
+    expect(at('1970-01-01T00:00:00.001Z')).toBe('1970-01-01');
   });
 });

@@ -74,9 +74,17 @@ export interface ParsedBatch<Origin> {
   rejected: Unstored<Origin>[];
 }
 
+const DAY_MS = 86_400_000;
+/** The day utcDay answered last: nearly every event of a batch is of the same day. */
+let lastDay = { number: NaN, day: '' };
+
 /** The UTC day (YYYY-MM-DD) of a timestamp: unique visitors and breakdowns are per day. */
 export function utcDay(timestamp: number): string {
-  return new Date(timestamp).toISOString().slice(0, 10);
+  const number = Math.floor(timestamp / DAY_MS);
+  if (number !== lastDay.number) {
+    lastDay = { number, day: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  }
+  return lastDay.day;
 }
 
 const MAX_HOST_LENGTH = 253;
