@@ -136,9 +136,9 @@ describe('IngestService.ingest', () => {
   it('throws when storing fails for another reason, so the source offers the batch again', async () => {
     const visits = new FakeVisits();
     visits.failWith = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
-    await expect(service(visits).ingest([{ value: packed(event(uuid(4))), origin: 'x' }])).rejects.toThrow(
-      'connection reset',
-    );
+    await expect(
+      service(visits).ingest([{ value: packed(event(uuid(4))), origin: 'x' }]),
+    ).rejects.toThrow('connection reset');
   });
 });
 
