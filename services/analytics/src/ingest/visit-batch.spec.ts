@@ -7,7 +7,7 @@ import {
   VISIT_EVENT_SCHEMA_VERSION,
   type VisitEvent,
 } from '@shortener/contracts';
-import { planBatch, utcDay, type VisitEnrichment } from './visit-batch';
+import { planBatch, unstorable, utcDay, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
   userAgent: (userAgent) => ({
@@ -242,5 +242,13 @@ describe('utcDay', () => {
     expect(at('2026-11-23T00:00:00.000Z')).toBe('2026-11-23');
     expect(at('2026-11-23T12:00:00.000+14:00')).toBe('2026-11-22');
     expect(at('1970-01-01T00:00:00.001Z')).toBe('1970-01-01');
+  });
+});
+
+describe('unstorable', () => {
+  it('takes timestamps to the end of the year 9999 and refuses later ones', () => {
+    const at = (iso: string) => unstorable(event({ timestamp: Date.parse(iso) }));
+    expect(at('9999-12-31T23:59:59.999Z')).toBeUndefined();
+    expect(at('+010000-01-01T00:00:00.000Z')).toBe('timestamp: out of range');
   });
 });

@@ -105,8 +105,12 @@ export function referrerHost(referrer: string | null): string {
   return host === '' || host.length > MAX_HOST_LENGTH ? '(unknown)' : host;
 }
 
-/** Past this a JavaScript Date cannot represent the timestamp. */
-const MAX_TIMESTAMP_MS = 8.64e15;
+/**
+ * The end of the year 9999: past it an ISO 8601 date has a six-digit year, which PostgreSQL
+ * does not read, and the day's visitor key could not be stored (the partition would wait on
+ * that batch for ever).
+ */
+const MAX_TIMESTAMP_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** Why an event that passed its schema still cannot be stored, if it cannot. */
 export function unstorable(event: VisitEvent): string | undefined {
