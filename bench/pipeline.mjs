@@ -8,6 +8,8 @@
 //
 //   npm run build && npm run infra:up -- --db shortener_test
 //   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100] [--format records|json]
+//                           [--only ingest|visibility] [--analytics-env '{"INGEST_CONCURRENCY": "4"}']
+//   --only ingest runs part 1 alone (ingest and its raw baseline), --only visibility parts 2-3.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -17,7 +19,7 @@ import { InternalClient } from '../packages/chassis/dist/index.js';
 import { encodeVisits } from '../packages/contracts/dist/index.js';
 import { KafkaVisitPublisher } from '../services/redirect/dist/visit-publishers.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
-import { rssMb, rssPeak } from './proc.mjs';
+import { cpuMeter, rssMb, rssPeak, stackGroups } from './proc.mjs';
 import { rawInsert } from './raw-insert.mjs';
 import { createLink, whenReady } from './stack.mjs';
 
@@ -28,11 +30,17 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '100' },
     /** `records`: packed as the redirect service sends them; `json`: one event a message (before). */
     format: { type: 'string', default: 'records' },
+    only: { type: 'string' },
+    /** Extra variables for the ingest part's analytics service (to compare settings). */
+    'analytics-env': { type: 'string', default: '{}' },
   },
 });
 const EVENTS = Number(args.events);
 const WINDOW_S = Number(args.seconds);
 const SAMPLES = Number(args.samples);
+if (args.only !== undefined && !['ingest', 'visibility'].includes(args.only)) {
+  throw new Error(`--only ingest or --only visibility, not ${args.only}`);
+}
 
 const USER_AGENTS = Array.from(
   { length: 30 },
@@ -96,10 +104,12 @@ async function ingest(kafka, db) {
   const stack = await startStack({
     services: ['analytics'],
     env: { VISITS_TOPIC: topic, KAFKA_CONSUMER_GROUP: `bench-${randomUUID()}` },
+    serviceEnv: { analytics: JSON.parse(args['analytics-env']) },
   });
   try {
     await waitFor(async () => (await stored()) > 0, { timeoutMs: 60_000, what: 'first visits' });
     const start = { at: Date.now(), n: await stored() };
+    const meter = cpuMeter(stackGroups({ analytics: stack.get('analytics').child.pid }));
     let last = start;
     const deadline = start.at + WINDOW_S * 1000;
     while (Date.now() < deadline) {
@@ -109,8 +119,13 @@ async function ingest(kafka, db) {
     }
     const rate = (last.n - start.n) / ((last.at - start.at) / 1000);
     const finished = last.n >= EVENTS ? ' (backlog finished inside the window)' : '';
+    const cpu = meter();
     console.log(
       `ingest: ${Math.round(rate)} visits/s written to PostgreSQL over ${((last.at - start.at) / 1000).toFixed(1)} s${finished}, stats rollups included`,
+    );
+    const perVisit = (seconds) => ((seconds * 1e6) / (last.n - start.n)).toFixed(1);
+    console.log(
+      `CPU a visit stored: analytics ${perVisit(cpu.analytics)} µs, PostgreSQL ${perVisit(cpu.postgresql)} µs, broker ${perVisit(cpu['kafka broker'])} µs`,
     );
     // The baseline, in this run, on the same PostgreSQL: as many rows as ingest wrote, raw.
     await stack.stop();
@@ -220,10 +235,14 @@ const kafka = new Kafka({
 const db = new pg.Client({ connectionString: testServers.databaseUrl });
 await db.connect();
 try {
-  console.log('1. sustained ingest');
-  await ingest(kafka, db);
-  console.log('2-3. redirect to visible, and redirect memory');
-  await visibilityAndMemory();
+  if (args.only !== 'visibility') {
+    console.log('1. sustained ingest');
+    await ingest(kafka, db);
+  }
+  if (args.only !== 'ingest') {
+    console.log('2-3. redirect to visible, and redirect memory');
+    await visibilityAndMemory();
+  }
 } finally {
   await db.end();
 }

@@ -178,6 +178,34 @@ describe('hostile visit events', () => {
     });
   });
 
+  it('dead-letters an event dated past the year 9999 and stores every visit around it, moving the offset on', async () => {
+    const code = newCode();
+    const before = visitEvent(code);
+    // The schema takes any positive integer; PostgreSQL reads no six-digit ISO 8601 year.
+    const farFuture = visitEvent(code, { timestamp: Date.parse('+010000-01-01T00:00:00.000Z') });
+    const after = visitEvent(code);
+    const { partition, last } = await produce(
+      code,
+      [before, farFuture, after].map((event) => JSON.stringify(event)),
+    );
+
+    await waitFor(async () => (await count(code)) === 2, {
+      what: 'the two good visits stored',
+      timeoutMs: 30_000,
+    });
+    expect(await storedIds(code)).toEqual([before.id, after.id].sort());
+    const [letter] = await waitFor(() => deadLettersOf(code).length > 0 && deadLettersOf(code), {
+      what: 'the far-future event dead-lettered',
+      timeoutMs: 30_000,
+    });
+    expect(letter!.value?.toString()).toBe(JSON.stringify(farFuture));
+    expect(letter!.headers?.['dlq-reason']?.toString()).toBe('timestamp: out of range');
+    await waitFor(async () => (await committedOffset(partition)) === last + 1n, {
+      what: `offset ${last + 1n} committed on partition ${partition}`,
+      timeoutMs: 30_000,
+    });
+  });
+
   it('isolates events the database refuses by splitting the batch: dead-lettered with PostgreSQL’s reason, the rest stored, the offset moved on', async () => {
     await database.query(
       `ALTER TABLE analytics.visits ADD CONSTRAINT ${CONSTRAINT}

@@ -36,11 +36,11 @@ export class CountryLookup {
    * database lacks, and what is not an address.
    */
   country(address: string): string {
-    if (!ipaddr.isValid(address)) return UNKNOWN_COUNTRY;
-    const parsed = ipaddr.process(address); // IPv4-mapped IPv6 as the IPv4 address it is
-    if (parsed.range() !== 'unicast') return UNKNOWN_COUNTRY;
     let record: CountryRecord | null;
     try {
+      // Throws for what is not an address (one parse, where asking isValid first made two).
+      const parsed = ipaddr.process(address); // IPv4-mapped IPv6 as the IPv4 address it is
+      if (parsed.range() !== 'unicast') return UNKNOWN_COUNTRY;
       record = this.reader.get(parsed.toString());
     } catch {
       return UNKNOWN_COUNTRY;

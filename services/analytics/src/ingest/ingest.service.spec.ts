@@ -4,6 +4,8 @@ import type { StoreOutcome, VisitRow, VisitsRepository } from '../visits/visits.
 import { createIngestMetrics } from './ingest.metrics';
 import pino from 'pino';
 import {
+  encodeVisits,
+  visitRecordOf,
   VISIT_EVENT_SCHEMA_VERSION,
   type StoredVisits,
   type VisitEvent,
@@ -46,6 +48,7 @@ function rows(count: number, bad: number[]): VisitRow[] {
     id: `id-${index}`,
     urlId: 'AbC1234',
     createdAt: '2026-11-23T10:00:00.000Z',
+    timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
     ipAddress: '203.0.113.9',
     platform: 'Unknown',
     browser: 'Unknown',
@@ -83,18 +86,20 @@ describe('IngestService.ingest', () => {
     referrer,
   });
   const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  /** As the embedded bus hands visits over: a packed record's bytes. */
+  const packed = (...events: VisitEvent[]) => visitRecordOf(encodeVisits(events));
 
   it('stores what it can, and answers for the rest by origin with the reason, whatever the source', async () => {
     const visits = new FakeVisits();
     const unstored = await service(visits).ingest<string>([
       { value: Buffer.from(JSON.stringify(event(uuid(1)))), origin: 'bytes, good' },
       { value: Buffer.from('{not json'), origin: 'bytes, not JSON' },
-      { event: event(uuid(2), 'BAD'), origin: 'object, refused by the database' },
-      { event: event(uuid(3)), origin: 'object, good' },
+      { value: packed(event(uuid(2), 'BAD')), origin: 'record, refused by the database' },
+      { value: packed(event(uuid(3))), origin: 'record, good' },
     ]);
     expect(unstored.map(({ origin }) => origin)).toEqual([
       'bytes, not JSON',
-      'object, refused by the database',
+      'record, refused by the database',
     ]);
     expect(unstored[0]?.reason).toBe('not JSON');
     expect(unstored[1]?.reason).toContain('SQLSTATE 23514');
@@ -107,10 +112,10 @@ describe('IngestService.ingest', () => {
     const ingest = service(visits, notices);
     const first = event(uuid(5), 'https://example.com/');
     await ingest.ingest([
-      { event: first, origin: 1 },
-      { event: { ...event(uuid(6)), urlID: 'XyZ9876' }, origin: 2 },
+      { value: packed(first), origin: 1 },
+      { value: packed({ ...event(uuid(6)), urlID: 'XyZ9876' }), origin: 2 },
     ]);
-    await ingest.ingest([{ event: first, origin: 3 }]);
+    await ingest.ingest([{ value: packed(first), origin: 3 }]);
     expect(
       notices.map((notice) => [notice.urlID, notice.visits.map((visit) => visit._id)]),
     ).toEqual([
@@ -131,9 +136,9 @@ describe('IngestService.ingest', () => {
   it('throws when storing fails for another reason, so the source offers the batch again', async () => {
     const visits = new FakeVisits();
     visits.failWith = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
-    await expect(service(visits).ingest([{ event: event(uuid(4)), origin: 'x' }])).rejects.toThrow(
-      'connection reset',
-    );
+    await expect(
+      service(visits).ingest([{ value: packed(event(uuid(4))), origin: 'x' }]),
+    ).rejects.toThrow('connection reset');
   });
 });
 

@@ -2,10 +2,12 @@ import type { KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import {
   encodeVisitRecord,
+  encodeVisits,
+  visitRecordOf,
   VISIT_EVENT_SCHEMA_VERSION,
   type VisitEvent,
 } from '@shortener/contracts';
-import { planBatch, type VisitEnrichment } from './visit-batch';
+import { planBatch, unstorable, utcDay, type VisitEnrichment } from './visit-batch';
 
 const enrich: VisitEnrichment = {
   userAgent: (userAgent) => ({
@@ -59,6 +61,7 @@ describe('planBatch', () => {
         id: visit.id,
         urlId: 'AbC1234',
         createdAt: '2026-11-23T10:00:00.000Z',
+        timestamp: visit.timestamp,
         ipAddress: 'masked(203.0.113.9)',
         platform: 'os(ua)',
         browser: 'browser(ua)',
@@ -124,20 +127,22 @@ describe('planBatch', () => {
     );
   });
 
-  it('takes events handed over in this process as they are, with the same checks', () => {
+  it('takes events handed over in this process as record bytes, with the same checks', () => {
     const good = event();
     const late = event({ timestamp: 9e15 });
     const plan = planBatch(
       [
-        { event: good, origin: 'first' },
-        { event: late, origin: 'second' },
-        { event: good, origin: 'third' },
+        { value: visitRecordOf(encodeVisits([good])), origin: 'first' },
+        { value: visitRecordOf(encodeVisits([late])), origin: 'second' },
+        { value: visitRecordOf(encodeVisits([good])), origin: 'third' },
       ],
       enrich,
     );
     expect(plan.visits.map((row) => row.id)).toEqual([good.id]);
-    expect(plan.origins).toEqual([{ origin: 'first' }]);
-    expect(plan.rejected).toEqual([{ origin: 'second', reason: 'timestamp: out of range' }]);
+    expect(plan.origins.map(({ origin }) => origin)).toEqual(['first']);
+    expect(plan.rejected.map(({ origin, reason }) => [origin, reason])).toEqual([
+      ['second', 'timestamp: out of range'],
+    ]);
     expect(plan.repeated).toBe(1);
   });
 
@@ -226,5 +231,24 @@ describe('planBatch', () => {
       'com.slack',
       '(unknown)',
     ]);
+  });
+});
+
+describe('utcDay', () => {
+  it('answers the UTC day of each timestamp, days alternating or not', () => {
+    const at = (iso: string) => utcDay(Date.parse(iso));
+    expect(at('2026-11-23T23:59:59.999Z')).toBe('2026-11-23');
+    expect(at('2026-11-24T00:00:00.000Z')).toBe('2026-11-24');
+    expect(at('2026-11-23T00:00:00.000Z')).toBe('2026-11-23');
+    expect(at('2026-11-23T12:00:00.000+14:00')).toBe('2026-11-22');
+    expect(at('1970-01-01T00:00:00.001Z')).toBe('1970-01-01');
+  });
+});
+
+describe('unstorable', () => {
+  it('takes timestamps to the end of the year 9999 and refuses later ones', () => {
+    const at = (iso: string) => unstorable(event({ timestamp: Date.parse(iso) }));
+    expect(at('9999-12-31T23:59:59.999Z')).toBeUndefined();
+    expect(at('+010000-01-01T00:00:00.000Z')).toBe('timestamp: out of range');
   });
 });

@@ -12,12 +12,13 @@ import type { ParsedUserAgent } from './user-agent.parser';
 
 /**
  * A visit event as a source received it: the bytes of a message (one JSON event or a packed
- * record, from Kafka or the embedded bus), or an event object, taken as it is (checked for
- * storability only; no source hands objects over since the redirect queues bytes). `origin`
- * is what the source needs to answer for it: the Kafka message to dead-letter, say.
+ * record, from Kafka or the embedded bus). `origin` is what the source needs to answer for
+ * it: the Kafka message to dead-letter, say.
  */
-export type Incoming<Origin> =
-  { value: Buffer | null; origin: Origin } | { event: VisitEvent; origin: Origin };
+export interface Incoming<Origin> {
+  value: Buffer | null;
+  origin: Origin;
+}
 
 /** One of the events of a packed record (see @shortener/contracts' visit-record). */
 export interface RecordPart {
@@ -73,9 +74,17 @@ export interface ParsedBatch<Origin> {
   rejected: Unstored<Origin>[];
 }
 
+const DAY_MS = 86_400_000;
+/** The day utcDay answered last: nearly every event of a batch is of the same day. */
+let lastDay = { number: NaN, day: '' };
+
 /** The UTC day (YYYY-MM-DD) of a timestamp: unique visitors and breakdowns are per day. */
 export function utcDay(timestamp: number): string {
-  return new Date(timestamp).toISOString().slice(0, 10);
+  const number = Math.floor(timestamp / DAY_MS);
+  if (number !== lastDay.number) {
+    lastDay = { number, day: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  }
+  return lastDay.day;
 }
 
 const MAX_HOST_LENGTH = 253;
@@ -96,8 +105,12 @@ export function referrerHost(referrer: string | null): string {
   return host === '' || host.length > MAX_HOST_LENGTH ? '(unknown)' : host;
 }
 
-/** Past this a JavaScript Date cannot represent the timestamp. */
-const MAX_TIMESTAMP_MS = 8.64e15;
+/**
+ * The end of the year 9999: past it an ISO 8601 date has a six-digit year, which PostgreSQL
+ * does not read, and the day's visitor key could not be stored (the partition would wait on
+ * that batch for ever).
+ */
+const MAX_TIMESTAMP_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** Why an event that passed its schema still cannot be stored, if it cannot. */
 export function unstorable(event: VisitEvent): string | undefined {
@@ -123,9 +136,7 @@ export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): Parse
     origins.push(from);
   };
   for (const item of incoming) {
-    if ('event' in item) {
-      accept({ ok: true, event: item.event }, { origin: item.origin });
-    } else if (isVisitRecord(item.value)) {
+    if (isVisitRecord(item.value)) {
       const record = readVisitRecord(item.value);
       if (!record.ok) {
         rejected.push({ origin: item.origin, reason: record.reason });
@@ -184,6 +195,7 @@ export function planEvents(
       id,
       urlId: event.urlID,
       createdAt: new Date(event.timestamp).toISOString(),
+      timestamp: event.timestamp,
       ipAddress: enrich.ipAddress(event.ip),
       platform,
       browser,

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { isShortCode, type Visit } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { chunk } from './chunk';
+import { DIMENSIONS, rollupsOf } from './rollups';
 import type { VisitCursor } from './visit-cursor';
 
 /** One visit as it is stored: the event, its User-Agent parsed, its IP as configured. */
@@ -11,6 +12,8 @@ export interface VisitRow {
   urlId: string;
   /** ISO 8601, the event's timestamp. */
   createdAt: string;
+  /** The same, in milliseconds since the epoch. */
+  timestamp: number;
   ipAddress: string;
   platform: string;
   browser: string;
@@ -72,72 +75,64 @@ function lockBuckets(urlIds: Iterable<string>): number[] {
   return [...buckets].sort((a, b) => a - b);
 }
 
-/**
- * One statement stores a chunk of visits and everything counted from them: only the rows
- * really inserted (not the ones a redelivery brings again) raise the hourly rollups, the
- * breakdowns and the visitor-days, so a redelivered batch adds nothing anywhere.
- */
+/** A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted. */
 const INSERT_VISITS = `
-  WITH input AS (
-    SELECT * FROM unnest(
-      $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
-      $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::bytea[]
-    ) AS t(id, url_id, created_at, ip_address, platform, browser, referrer, bot, device,
-           country, referrer_host, visitor)
-  ),
-  inserted AS (
-    INSERT INTO analytics.visits
-      (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
-    SELECT id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country
-    FROM input
-    ON CONFLICT (id) DO NOTHING
-    RETURNING id
-  ),
-  fresh AS (
-    SELECT input.*, date_trunc('hour', input.created_at, 'UTC') AS hour,
-           (input.created_at AT TIME ZONE 'UTC')::date AS day
-    FROM input JOIN inserted USING (id)
-  ),
-  dimensions AS (
-    SELECT fresh.url_id, fresh.hour, fresh.day, d.dimension, d.value
-    FROM fresh CROSS JOIN LATERAL (VALUES
-      ('browser', fresh.browser), ('os', fresh.platform), ('device', fresh.device),
-      ('referrer', fresh.referrer_host), ('country', fresh.country)
-    ) AS d(dimension, value)
-  ),
-  hours AS (
+  INSERT INTO analytics.visits
+    (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+  SELECT * FROM unnest(
+    $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
+    $7::text[], $8::boolean[], $9::text[], $10::text[]
+  )
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
+
+/**
+ * One statement raises everything counted from the visits a transaction really inserted,
+ * summed beforehand (rollupsOf): the hourly rollups, the daily breakdowns (the hourly ones
+ * summed per day), the hourly breakdowns of the last two days, the visitor-days and the
+ * per-link counts. Hours and days come counted from the epoch, dimensions as their index in
+ * $17.
+ */
+const ADD_ROLLUPS = `
+  WITH hours AS (
     INSERT INTO analytics.visit_hours AS h (url_id, hour, visits, humans, bots)
-    SELECT url_id, hour, count(*), count(*) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot)
-    FROM fresh GROUP BY url_id, hour
+    SELECT url_id, to_timestamp(hour * 3600), visits, humans, bots
+    FROM unnest($1::varchar[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+      AS t(url_id, hour, visits, humans, bots)
     ON CONFLICT (url_id, hour) DO UPDATE SET
       visits = h.visits + EXCLUDED.visits,
       humans = h.humans + EXCLUDED.humans,
       bots = h.bots + EXCLUDED.bots
   ),
+  breakdowns AS (
+    SELECT url_id, to_timestamp(hour * 3600) AS hour, ($17::text[])[dimension + 1] AS dimension,
+           value, visits
+    FROM unnest($6::varchar[], $7::bigint[], $8::int[], $9::text[], $10::bigint[])
+      AS t(url_id, hour, dimension, value, visits)
+  ),
   days AS (
     INSERT INTO analytics.visit_breakdowns AS b (url_id, day, dimension, value, visits)
-    SELECT url_id, day, dimension, value, count(*) FROM dimensions
-    GROUP BY url_id, day, dimension, value
+    SELECT url_id, (hour AT TIME ZONE 'UTC')::date AS day, dimension, value, sum(visits)
+    FROM breakdowns GROUP BY url_id, day, dimension, value
+    ORDER BY url_id, day, dimension, value
     ON CONFLICT (url_id, day, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
   ),
   recent AS (
     INSERT INTO analytics.visit_breakdown_hours AS b (url_id, hour, dimension, value, visits)
-    SELECT url_id, hour, dimension, value, count(*) FROM dimensions
+    SELECT url_id, hour, dimension, value, visits FROM breakdowns
     WHERE hour >= now() - interval '2 days'
-    GROUP BY url_id, hour, dimension, value
     ON CONFLICT (url_id, hour, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
   ),
   visitors AS (
     INSERT INTO analytics.visitor_days AS v (url_id, day, visitor, last_seen)
-    SELECT url_id, day, visitor, max(created_at) FROM fresh GROUP BY url_id, day, visitor
+    SELECT url_id, date '1970-01-01' + day, visitor, last_seen
+    FROM unnest($11::varchar[], $12::int[], $13::bytea[], $14::timestamptz[])
+      AS t(url_id, day, visitor, last_seen)
     ON CONFLICT (url_id, day, visitor) DO UPDATE SET last_seen = EXCLUDED.last_seen
       WHERE v.last_seen < EXCLUDED.last_seen
   )
-  SELECT id FROM fresh`;
-
-const ADD_VISIT_COUNTS = `
   INSERT INTO analytics.link_stats AS stats (url_id, visit_count)
-  SELECT * FROM unnest($1::varchar[], $2::bigint[])
+  SELECT * FROM unnest($15::varchar[], $16::bigint[])
   ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
 
 /** Days a visitor key is kept after its day; a later event of that day gets a new key. */
@@ -162,8 +157,10 @@ export class VisitsRepository {
 
   /**
    * Stores a batch in one transaction: multi-row inserts (a chunk each) that skip events
-   * already stored, then the per-link counts raised by what was really inserted. Either all
-   * of it commits or none, so a retry of the same batch is always safe.
+   * already stored, then one statement raising the rollups, breakdowns, visitor-days and
+   * per-link counts by what was really inserted, summed in memory (a redelivered batch adds
+   * nothing anywhere). Either all of it commits or none, so a retry of the same batch is
+   * always safe.
    */
   async storeVisits(rows: readonly VisitRow[], chunkRows: number): Promise<StoreOutcome> {
     if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
@@ -177,7 +174,6 @@ export class VisitsRepository {
       const deletedIds = new Set(deleted.map((row) => row.url_id));
       const live = deletedIds.size === 0 ? rows : rows.filter((row) => !deletedIds.has(row.urlId));
 
-      const perLink = new Map<string, number>();
       const inserted: VisitRow[] = [];
       for (const piece of chunk(live, chunkRows)) {
         const fresh: { id: string }[] = await manager.query(INSERT_VISITS, [
@@ -191,19 +187,31 @@ export class VisitsRepository {
           piece.map((row) => row.bot),
           piece.map((row) => row.device),
           piece.map((row) => row.country),
-          piece.map((row) => row.referrerHost),
-          piece.map((row) => row.visitor),
         ]);
         const ids = new Set(fresh.map((row) => row.id));
-        for (const row of piece) {
-          if (!ids.has(row.id)) continue;
-          inserted.push(row);
-          perLink.set(row.urlId, (perLink.get(row.urlId) ?? 0) + 1);
-        }
+        for (const row of piece) if (ids.has(row.id)) inserted.push(row);
       }
-      if (perLink.size > 0) {
-        const ordered = [...perLink.keys()].sort();
-        await manager.query(ADD_VISIT_COUNTS, [ordered, ordered.map((id) => perLink.get(id))]);
+      if (inserted.length > 0) {
+        const { hours, breakdowns, visitors, links } = rollupsOf(inserted);
+        await manager.query(ADD_ROLLUPS, [
+          hours.urlIds,
+          hours.hours,
+          hours.visits,
+          hours.humans,
+          hours.bots,
+          breakdowns.urlIds,
+          breakdowns.hours,
+          breakdowns.dimensions,
+          breakdowns.values,
+          breakdowns.visits,
+          visitors.urlIds,
+          visitors.days,
+          visitors.visitors,
+          visitors.lastSeen,
+          links.urlIds,
+          links.visits,
+          [...DIMENSIONS],
+        ]);
       }
       return {
         stored: inserted.length,
