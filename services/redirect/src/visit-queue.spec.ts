@@ -58,7 +58,7 @@ describe('VisitQueue', () => {
     expect(queue.counters).toEqual({ published: 35, dropped: 0, publishErrors: 0 });
   });
 
-  it('writes each visit as the schema wants it: a new version-4 id each, texts cut to their limits', async () => {
+  it('writes each visit as the schema wants it: a new time-ordered (version-7) id each, texts cut to their limits', async () => {
     const publisher = new RecordingPublisher();
     const queue = new VisitQueue(publisher, {
       maxSize: 10_000,
@@ -88,8 +88,11 @@ describe('VisitQueue', () => {
     expect(new Set(visits.map((visit) => visit.id)).size).toBe(3000);
     for (const visit of visits) {
       expect(visit.id).toMatch(
-        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
       );
+      // Its first 48 bits are the visit's time in milliseconds, so ids follow time (the
+      // stored visits' primary key then grows at one end).
+      expect(parseInt(visit.id.replace('-', '').slice(0, 12), 16)).toBe(visit.timestamp);
       expect(checkRecordedVisit(visit).ok).toBe(true);
     }
   });

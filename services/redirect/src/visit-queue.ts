@@ -38,19 +38,25 @@ const CHUNK_BYTES = 64 * 1024;
 const MAX_USER_AGENT = 1024;
 const MAX_REFERRER = 2048;
 
-/** Random version-4 UUIDs, 16 bytes at a time from a pool filled 256 ids at once. */
-class RandomIds {
+/**
+ * Time-ordered version-7 UUIDs (RFC 9562): the visit's time in milliseconds, then 74 random
+ * bits from a pool filled 256 ids at once. Visits are stored keyed by id, and ids that follow
+ * time grow the primary key at one end instead of anywhere in it: about half of what
+ * PostgreSQL spent storing a visit went on random ids (docs/reliability.md).
+ */
+class VisitIds {
   private readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);
   private next = this.pool.length;
 
-  write(buffer: Buffer, at: number): void {
+  write(buffer: Buffer, at: number, timestamp: number): void {
     if (this.next === this.pool.length) {
       randomFillSync(this.pool);
       this.next = 0;
     }
     this.pool.copy(buffer, at, this.next, this.next + VISIT_ID_BYTES);
     this.next += VISIT_ID_BYTES;
-    buffer[at + 6] = (buffer[at + 6]! & 0x0f) | 0x40; // version 4
+    buffer.writeUIntBE(timestamp, at, 6);
+    buffer[at + 6] = (buffer[at + 6]! & 0x0f) | 0x70; // version 7
     buffer[at + 8] = (buffer[at + 8]! & 0x3f) | 0x80; // RFC 9562 variant
   }
 }
@@ -70,7 +76,7 @@ export class VisitQueue {
   private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   private chunkEnd = 0;
   private chunkCount = 0;
-  private readonly ids = new RandomIds();
+  private readonly ids = new VisitIds();
   private readonly stats: VisitQueueStats = { published: 0, dropped: 0, publishErrors: 0 };
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -83,7 +89,7 @@ export class VisitQueue {
     this.loop = this.run();
   }
 
-  /** Queues a visit with a new id; `timestamp` in milliseconds since the epoch. */
+  /** Queues a visit with a new id; `timestamp` in whole milliseconds since the epoch. */
   push(
     urlID: string,
     timestamp: number,
@@ -102,7 +108,7 @@ export class VisitQueue {
         ? referrer.slice(0, MAX_REFERRER)
         : referrer;
     if (this.chunkEnd + visitBytesBound(urlID, ip, agent, from) > CHUNK_BYTES) this.setAside();
-    this.ids.write(this.chunk, this.chunkEnd);
+    this.ids.write(this.chunk, this.chunkEnd, timestamp);
     this.chunkEnd = writeVisitFields(
       this.chunk,
       this.chunkEnd + VISIT_ID_BYTES,
