@@ -104,9 +104,7 @@ export class LinkResolver {
         found === TOO_MANY_MISSES ? this.resolve(code, allowance) : found,
       );
     }
-    const lookup = this.lookUp(code, allowance).finally(() => this.pending.delete(code));
-    this.pending.set(code, lookup);
-    return lookup;
+    return this.lookUpShared(code, allowance, Date.now());
   }
 
   /** Drops one code, or everything when invalidations may have been missed. */
@@ -127,17 +125,17 @@ export class LinkResolver {
    */
   private refresh(code: string, entry: LocalEntry, now: number): void {
     entry.refreshAt = entry.until;
-    if (this.pending.has(code)) return;
-    const lookup = this.lookUp(code, UNLIMITED, now).finally(() => this.pending.delete(code));
-    this.pending.set(code, lookup);
-    lookup.catch(() => undefined);
+    if (!this.pending.has(code)) this.lookUpShared(code, UNLIMITED, now).catch(() => undefined);
   }
 
-  private async lookUp(
-    code: string,
-    allowance: MissAllowance,
-    now = Date.now(),
-  ): Promise<Resolution> {
+  /** A lookup that requests for the same code arriving meanwhile share (see resolve). */
+  private lookUpShared(code: string, allowance: MissAllowance, now: number): Promise<Resolution> {
+    const lookup = this.lookUp(code, allowance, now).finally(() => this.pending.delete(code));
+    this.pending.set(code, lookup);
+    return lookup;
+  }
+
+  private async lookUp(code: string, allowance: MissAllowance, now: number): Promise<Resolution> {
     const invalidations = this.invalidations;
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
