@@ -70,11 +70,17 @@ export function cpuSplit(pid) {
   };
 }
 
-/** The usual groups of this project's stack, plus the benchmark process itself. */
+/**
+ * The usual groups of this project's stack, plus the benchmark process itself; `pids` adds
+ * groups by pid, or by a test on the process ({pid, comm, cmdline}) for several processes.
+ */
 export function stackGroups(pids = {}) {
   return [
     ['load generator', (p) => p.pid === process.pid],
-    ...Object.entries(pids).map(([name, pid]) => [name, (p) => p.pid === pid]),
+    ...Object.entries(pids).map(([name, pid]) => [
+      name,
+      typeof pid === 'function' ? pid : (p) => p.pid === pid,
+    ]),
     ['kafka broker', (p) => p.comm === 'java' && p.cmdline.includes('kafka.Kafka')],
     ['postgresql', (p) => p.comm === 'postgres' || p.cmdline.startsWith('postgres')],
     ['redis', (p) => p.comm === 'redis-server'],

@@ -6,6 +6,10 @@
 //       analytics consumer writes the visits to PostgreSQL on the same two cores, and
 //   (c) the same, with the analytics consumer paused (SIGSTOP) for the run and catching up
 //       afterwards: the redirect tier as deployed, where consumers run elsewhere,
+//   (d) the public origin as `npm run stack` serves it: nginx as the edge (infra/edge.mjs,
+//       /r/ straight to the redirect service, as the Kubernetes Ingress), and
+//   (e) the public origin with the gateway as the edge (`npm run stack --no-edge`, or no
+//       nginx installed: then this run is d),
 // over the same hot codes with the same autocannon settings, prints requests/s, p50 and p99
 // for each, the ratios b/a and c/a, and the CPU time every process took during each run.
 // Then it checks that the visits stored by the analytics consumer equal the redirects
@@ -16,12 +20,13 @@
 //                           [--redirect-env '{"NODE_OPTIONS": "..."}']  (to compare settings)
 //                           [--service-env '{"gateway": {"NODE_OPTIONS": "..."}}']  (any service)
 //                           [--only pinned]  (the pinned comparison alone)
-//                           [--only ad]  (only a and d: no pinned comparison, no b or c)
+//                           [--only ad]  (only a, d and e: no pinned comparison, no b or c)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
+import { findNginx, startEdge } from '../infra/edge.mjs';
 import { pinnedComparison } from './pinned.mjs';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
@@ -34,7 +39,7 @@ const { values: args } = parseArgs({
     codes: { type: 'string', default: '100' },
     'redirect-env': { type: 'string', default: '{}' },
     'service-env': { type: 'string', default: '{}' },
-    /** `pinned`: the pinned comparison only; `ad`: runs a and d only. */
+    /** `pinned`: the pinned comparison only; `ad`: runs a, d and e only. */
     only: { type: 'string' },
   },
 });
@@ -47,7 +52,7 @@ if (args.only !== undefined && args.only !== 'ad' && args.only !== 'pinned') {
   );
 }
 const serviceEnv = JSON.parse(args['service-env']);
-/** Only a and d: the public origin against the bare server, quicker to repeat. */
+/** Only a, d and e: the public origin against the bare server, quicker to repeat. */
 const onlyAD = args.only === 'ad';
 
 function load(url, paths, duration) {
@@ -190,39 +195,76 @@ async function main() {
       );
       return (await redirectsServed(redirect.url)) - from;
     };
+    /** One run, with the redirects the service counted over it (settled before and after). */
+    const counted = async (name, url, groups) => {
+      const from = await servedSince(0);
+      const run = await measured(name, url, paths, groups);
+      run.result.served = await servedSince(from);
+      return run;
+    };
     let b;
-    if (!onlyAD) {
-      b = await measured('b: redirect, analytics on', redirect.url, paths, pids);
-      b.result.served = await servedSince(servedBefore);
-    }
-    const servedBeforeD = servedBefore + (b?.result.served ?? 0);
+    if (!onlyAD) b = await counted('b: redirect, analytics on', redirect.url, pids);
 
-    // The public origin on one machine: /r/ through the gateway (npm run stack's :8080), with
-    // analytics on as in b, before c leaves it a backlog to catch up.
-    const d = await measured('d: public origin (gateway), analytics on', stack.url, paths, {
+    // The public origin on one machine, as npm run stack's :8080 is: nginx as the edge (/r/
+    // straight to the redirect service) when there is one, and the gateway as the edge (npm
+    // run stack --no-edge) beside it; analytics on as in b, before c leaves it a backlog.
+    const nginx = findNginx();
+    const edge =
+      nginx === null
+        ? null
+        : await startEdge({
+            port: await freePort(),
+            redirect: new URL(redirect.url).host,
+            gateway: new URL(stack.url).host,
+            nginx,
+          });
+    const publicPids = {
       ...pids,
       gateway: stack.get('gateway').child.pid,
-    });
-    d.result.served = await servedSince(servedBeforeD);
+      edge: (p) => p.comm === 'nginx',
+    };
+    let d;
+    let e;
+    try {
+      if (edge !== null) {
+        await load(edge.url, paths, 2); // warm-up: nginx's connections to the redirect service
+        d = await counted('d: public origin (nginx edge), analytics on', edge.url, publicPids);
+      } else {
+        console.log('no nginx here (Debian: apt-get install nginx): d is through the gateway');
+      }
+    } finally {
+      await edge?.stop();
+    }
+    const through = await counted(
+      `${edge === null ? 'd' : 'e'}: public origin (gateway as edge), analytics on`,
+      stack.url,
+      publicPids,
+    );
+    if (d === undefined) d = through;
+    else e = through;
 
     let c;
     if (!onlyAD) {
       consumer.kill('SIGSTOP');
       try {
-        c = await measured('c: redirect, analytics paused', redirect.url, paths, pids);
+        c = await counted('c: redirect, analytics paused', redirect.url, pids);
       } finally {
         consumer.kill('SIGCONT');
       }
-      c.result.served = await servedSince(servedBeforeD + d.result.served);
     }
 
-    const runs = Object.entries({ a, b, c, d }).filter(([, run]) => run !== undefined);
+    const runs = Object.entries({ a, b, c, d, e }).filter(([, run]) => run !== undefined);
     console.table(runs.map(([, run]) => run.result));
     if (b) console.log(`ratio b/a (requests/s): ${(b.result.rps / a.result.rps).toFixed(2)}`);
     if (c) console.log(`ratio c/a (requests/s): ${(c.result.rps / a.result.rps).toFixed(2)}`);
     console.log(
       `ratio d/a (requests/s): ${(d.result.rps / a.result.rps).toFixed(2)} (public origin; goal >= 0.3)`,
     );
+    if (e) {
+      console.log(
+        `ratio e/a (requests/s): ${(e.result.rps / a.result.rps).toFixed(2)} (the gateway as the edge)`,
+      );
+    }
     // Where the two cores went: the ratio is as much about who shares them as about the code.
     for (const [run, { result, cpu }] of runs) {
       console.log(
@@ -231,9 +273,8 @@ async function main() {
       console.table(cpuTable(cpu, result.served));
     }
 
-    const served = runs
-      .filter(([run]) => run !== 'a')
-      .reduce((sum, [, run]) => sum + run.result.served, 0);
+    // Every redirect since the count began, the edge's warm-up included, must be a visit.
+    const served = await servedSince(servedBefore);
     const began = Date.now();
     let stored = 0;
     try {
@@ -249,7 +290,8 @@ async function main() {
     }
     const metrics = await (await fetch(`${redirect.url}/metrics`)).text();
     const dropped = /visit_events_dropped_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? '?';
-    console.log(`redirects served (${onlyAD ? 'd' : 'b + c + d'}): ${served}`);
+    const named = runs.slice(1).map(([run]) => run);
+    console.log(`redirects served (${named.join(' + ')}, with warm-ups): ${served}`);
     console.log(
       `visits stored:            ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
     );

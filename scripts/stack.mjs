@@ -1,13 +1,17 @@
 // `npm run stack`: the distributed stack on one machine. Brings up PostgreSQL, Redis and
 // Kafka (infra/infra.mjs), then runs each service as its own process, logs prefixed by
-// service. Ctrl-C stops the services, then the servers this run started (not ones that
-// were already running); `npm run stack -- --keep-infra` leaves those up for the next run.
+// service, behind nginx as the public edge when there is one (infra/edge.mjs: /r/ straight
+// to the redirect service, the rest to the gateway, as the Kubernetes Ingress routes;
+// without nginx, or with `--no-edge`, the gateway is the edge and forwards /r/ itself).
+// Ctrl-C stops the services, then the servers this run started (not ones that were already
+// running); `npm run stack -- --keep-infra` leaves those up for the next run.
 // Configuration comes from the environment.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findNginx, startEdge } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { buildProduct } from './lib/build.mjs';
 import { prefixOutput } from './lib/processes.mjs';
@@ -15,14 +19,19 @@ import { prefixOutput } from './lib/processes.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const keepInfra = process.argv.includes('--keep-infra');
+const nginx = process.argv.includes('--no-edge') ? null : findNginx();
 
 // The services, their ports and how they find each other: services/services.json, in start
-// order. A port is moved by <NAME>_PORT (AUTH_PORT...), the public service's by PORT.
+// order. A port is moved by <NAME>_PORT (AUTH_PORT...), the public one by PORT. With the
+// edge in front, PORT is the edge's and the gateway listens on loopback at GATEWAY_PORT.
 const { services } = JSON.parse(readFileSync(path.join(root, 'services', 'services.json'), 'utf8'));
-const portOf = (service) =>
-  Number((service.public ? env.PORT : env[`${service.name.toUpperCase()}_PORT`]) ?? service.port);
+const publicPort = Number(env.PORT ?? services.find((service) => service.public).port);
+const BEHIND_EDGE_PORT = 7005;
+const portOf = (service) => {
+  if (!service.public) return Number(env[`${service.name.toUpperCase()}_PORT`] ?? service.port);
+  return nginx === null ? publicPort : Number(env.GATEWAY_PORT ?? BEHIND_EDGE_PORT);
+};
 const ports = Object.fromEntries(services.map((service) => [service.name, portOf(service)]));
-const publicPort = ports[services.find((service) => service.public).name];
 // One secret per run unless the operator gives one: it signs the calls between services.
 const internalSecret = env.INTERNAL_API_SECRET || randomBytes(32).toString('base64url');
 const internalUrls = Object.fromEntries(
@@ -109,8 +118,9 @@ async function main() {
         // The gateway forwards /r/ to the redirect service from loopback.
         TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
         PORT: String(ports[name]),
-        // Only the public service (the gateway) faces the network; the others listen on loopback.
-        HOST: service.public ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
+        // Only the edge faces the network (nginx, or else the gateway); the rest listen on
+        // loopback.
+        HOST: service.public && nginx === null ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
         // /readyz and /metrics answer loopback callers on each service's port; OPS_PORT, if
         // given, moves the public service's to that port (one port cannot serve five processes).
         OPS_PORT: service.public ? (env.OPS_PORT ?? '') : '',
@@ -127,7 +137,43 @@ async function main() {
       }
     });
   }
-  console.log(`Stack starting: http://localhost:${publicPort} (Ctrl-C stops it)`);
+  if (nginx === null) {
+    console.log(
+      `Stack starting: http://localhost:${publicPort}, the gateway as the edge ` +
+        `(${process.argv.includes('--no-edge') ? '--no-edge' : 'no nginx found; Debian: apt-get install nginx'}). Ctrl-C stops it.`,
+    );
+    return;
+  }
+  // The edge, as the Ingress: /r/ to the redirect service, the rest to the gateway. Until
+  // they listen it answers 502, as a call that finds no one is retried.
+  const host = (name) => `127.0.0.1:${ports[name]}`;
+  try {
+    const edge = await startEdge({
+      port: publicPort,
+      host: env.HOST ?? '0.0.0.0',
+      redirect: host('redirect'),
+      gateway: host(services.find((service) => service.public).name),
+      nginx,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    prefixOutput(edge.child, 'edge', width);
+    children.set('edge', edge.child);
+    edge.child.on('exit', (code, signal) => {
+      children.delete('edge');
+      if (!stopping) {
+        console.error(`edge exited (${signal ?? code}); stopping the stack.`);
+        stopAll(1);
+      }
+    });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    stopAll(1);
+    return;
+  }
+  console.log(
+    `Stack starting: http://localhost:${publicPort} (nginx as the edge: /r/ to the redirect ` +
+      'service, the rest to the gateway). Ctrl-C stops it.',
+  );
 }
 
 await main();

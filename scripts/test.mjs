@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findNginx } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { run } from './lib/processes.mjs';
 
@@ -32,24 +33,39 @@ function testServers() {
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * The browser journeys drive Debian's Chromium; test tools never download a browser of
- * their own. Installed here when missing and we may (root with apt), else we say how.
+ * What the suites need from Debian: Chromium for the browser journeys (test tools never
+ * download a browser of their own) and nginx for the edge's tests (infra/edge.mjs).
+ * Installed here when missing and we may (root with apt), else we say how.
  */
-async function ensureChromium() {
-  if (existsSync(CHROMIUM)) return true;
+async function ensureFromDebian({ what, present, pkg, hint }) {
+  if (present()) return true;
   const isRoot = process.getuid?.() === 0;
   if (!isRoot || !existsSync('/usr/bin/apt-get')) {
-    console.error(
-      `Chromium is not at ${CHROMIUM}: install it (Debian: sudo apt-get install chromium) or set CHROMIUM_PATH.`,
-    );
+    console.error(`${what} is missing: install it (Debian: sudo apt-get install ${pkg})${hint}.`);
     return false;
   }
-  console.log('Installing Chromium from Debian (once, about a minute)...');
+  console.log(`Installing ${what} from Debian (once, about a minute)...`);
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if ((await run('apt-get', ['update', '-qq'], { env: aptEnv })) !== 0) return false;
-  await run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: aptEnv });
-  return existsSync(CHROMIUM);
+  await run('apt-get', ['install', '-y', '-qq', pkg], { env: aptEnv });
+  return present();
 }
+
+const ensureChromium = () =>
+  ensureFromDebian({
+    what: `Chromium (${CHROMIUM})`,
+    present: () => existsSync(CHROMIUM),
+    pkg: 'chromium',
+    hint: ' or set CHROMIUM_PATH',
+  });
+
+const ensureNginx = () =>
+  ensureFromDebian({
+    what: 'nginx',
+    present: () => findNginx() !== null,
+    pkg: 'nginx',
+    hint: ' or set NGINX_PATH',
+  });
 
 function section(title) {
   console.log(`\n== ${title}`);
@@ -110,6 +126,8 @@ async function main() {
 
   try {
     section('services, packages and integration (Jest)');
+    // Its edge tests run nginx; without it they fail, and say so.
+    await ensureNginx();
     await suite('jest', ['jest', '--ci', '--json'], countJest);
 
     section('frontend (Vitest)');

@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// The public edge of the distributed stack on one machine: nginx, routed as the Kubernetes
+// Ingress is (infra/edge/shortener.conf.template, shared with docker-compose.yml): /r/ to the
+// redirect service, the rest to the gateway.
+//
+//   node infra/edge.mjs --port 8080 --redirect 127.0.0.1:7004 --gateway 127.0.0.1:7005 [--host 0.0.0.0]
+//     runs it in the foreground until Ctrl-C (or SIGTERM)
+//
+// `npm run stack` and the benchmarks start it through startEdge(). nginx comes from the
+// system (Debian: apt-get install nginx); findNginx() says whether there is one.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { InfraError } from './lib/errors.mjs';
+import { INFRA_DIR } from './lib/paths.mjs';
+
+export const EDGE_TEMPLATE = path.join(INFRA_DIR, 'edge', 'shortener.conf.template');
+
+/** The names the template takes (the environment's, in the nginx image). */
+const TEMPLATE_NAMES = ['EDGE_PORT', 'REDIRECT_UPSTREAM', 'GATEWAY_UPSTREAM'];
+
+/**
+ * The nginx to run: NGINX_PATH if set, else `nginx` on the PATH, else Debian's
+ * /usr/sbin/nginx (not on an ordinary user's PATH); null when there is none.
+ */
+export function findNginx(env = process.env) {
+  const candidates = env.NGINX_PATH ? [env.NGINX_PATH] : ['nginx', '/usr/sbin/nginx'];
+  for (const candidate of candidates) {
+    if (spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0) return candidate;
+  }
+  return null;
+}
+
+/**
+ * The template with its ${NAME}s filled in from `values`; nginx's own variables, written
+ * without braces, are left alone (as the nginx image's entrypoint does).
+ */
+export function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 'utf8')) {
+  const missing = TEMPLATE_NAMES.filter((name) => !values[name]);
+  if (missing.length > 0) throw new InfraError(`edge: no value for ${missing.join(', ')}`);
+  return template.replace(/\$\{([A-Z_]+)\}/g, (whole, name) =>
+    TEMPLATE_NAMES.includes(name) ? values[name] : whole,
+  );
+}
+
+/** nginx's own settings around the shared server block: everything in `dir`, nothing global. */
+function mainConfig(dir) {
+  const temp = (name) => path.join(dir, 'temp', name);
+  return `# Written by infra/edge.mjs for one run; the routing is in shortener.conf.
+# One worker: on one machine the edge's share is small beside the services behind it.
+worker_processes 1;
+daemon off;
+pid ${path.join(dir, 'nginx.pid')};
+error_log stderr warn;
+events {
+    worker_connections 4096;
+}
+http {
+    client_body_temp_path ${temp('body')};
+    proxy_temp_path ${temp('proxy')};
+    fastcgi_temp_path ${temp('fastcgi')};
+    uwsgi_temp_path ${temp('uwsgi')};
+    scgi_temp_path ${temp('scgi')};
+    include ${path.join(dir, 'shortener.conf')};
+}
+`;
+}
+
+/** Resolves once `port` on `host` takes a connection. */
+async function accepting(host, port, { timeoutMs, exited }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reason = exited();
+    if (reason !== null) throw new InfraError(`edge: nginx ${reason} before it listened`);
+    const open = await new Promise((resolve) => {
+      const socket = connect({ host, port });
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new InfraError(`edge: nothing listened on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Starts nginx as the edge on `host`:`port`, in front of the redirect service and the
+ * gateway (each `host:port`). Its configuration, pid file and temporary files live in a
+ * folder of its own, removed by stop(). Errors go to `stdio`'s stderr.
+ */
+export async function startEdge({
+  port,
+  host = '127.0.0.1',
+  redirect,
+  gateway,
+  nginx = findNginx(),
+  stdio = ['ignore', 'inherit', 'inherit'],
+  timeoutMs = 10_000,
+}) {
+  if (nginx === null) {
+    throw new InfraError('edge: no nginx found (Debian: apt-get install nginx; or set NGINX_PATH)');
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'shortener-edge-'));
+  // Started as root, nginx runs its worker as an unprivileged user, which must reach here.
+  chmodSync(dir, 0o755);
+  mkdirSync(path.join(dir, 'temp'), { mode: 0o755 });
+  writeFileSync(
+    path.join(dir, 'shortener.conf'),
+    renderEdgeConfig({
+      EDGE_PORT: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      REDIRECT_UPSTREAM: redirect,
+      GATEWAY_UPSTREAM: gateway,
+    }),
+  );
+  writeFileSync(path.join(dir, 'nginx.conf'), mainConfig(dir));
+  const child = spawn(nginx, ['-p', dir, '-e', 'stderr', '-c', path.join(dir, 'nginx.conf')], {
+    stdio,
+  });
+  let exit = null;
+  // However it ends (stop(), a signal from whoever started it, a crash), its folder goes.
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  child.once('exit', (code, signal) => {
+    exit = signal ? `stopped (${signal})` : `exited (${code})`;
+    remove();
+  });
+  child.once('error', (error) => {
+    exit = `could not start (${error.message})`;
+    remove();
+  });
+  const stop = async () => {
+    if (exit !== null) return;
+    // SIGQUIT: nginx finishes the requests in flight, then exits.
+    const ended = once(child, 'exit');
+    child.kill('SIGQUIT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await ended;
+    clearTimeout(timer);
+  };
+  try {
+    const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    await accepting(probeHost, port, { timeoutMs, exited: () => exit });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return {
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    child,
+    stop,
+  };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      redirect: { type: 'string' },
+      gateway: { type: 'string' },
+    },
+  });
+  if (!values.redirect || !values.gateway) {
+    console.error(
+      'usage: node infra/edge.mjs --port 8080 --redirect HOST:PORT --gateway HOST:PORT',
+    );
+    process.exit(2);
+  }
+  let edge;
+  try {
+    edge = await startEdge({
+      port: Number(values.port),
+      host: values.host,
+      redirect: values.redirect,
+      gateway: values.gateway,
+    });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+  console.log(`Edge ready: ${edge.url}`);
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    void edge.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  edge.child.once('exit', (code) => {
+    if (stopping) return;
+    console.error(`edge: nginx exited (${code}) on its own`);
+    process.exit(1);
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

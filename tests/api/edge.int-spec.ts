@@ -1,0 +1,315 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
+import { freePort, startStack, type Stack, waitFor } from '@shortener/testkit';
+
+// The edge `npm run stack` and docker-compose.yml put in front of the stack (nginx, with
+// infra/edge/shortener.conf.template), routed as the Kubernetes Ingress is: what reaches
+// each service through it, what it answers itself, and the real services behind it.
+
+const EDGE = path.resolve(__dirname, '../../infra/edge.mjs');
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A plain HTTP server standing in for a service behind the edge: it records what reaches it. */
+async function upstream(
+  answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  },
+): Promise<{ address: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
+      answer(req, res);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+/** infra/edge.mjs as an operator runs it, in front of `redirect` and `gateway` (host:port). */
+async function startEdge(redirect: string, gateway: string) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [EDGE, '--port', String(port), '--redirect', redirect, '--gateway', gateway],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the edge did not start:\n${output}`);
+      return output.includes('Edge ready');
+    },
+    { timeoutMs: 15_000, what: 'the edge to listen' },
+  );
+  return { url: `http://127.0.0.1:${port}`, child, output: () => output };
+}
+
+async function stopEdge(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const ended = once(child, 'exit');
+  child.kill('SIGTERM');
+  await ended;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+async function call(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: Buffer } = {},
+): Promise<Answer> {
+  const response = await fetch(url, {
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: options.body,
+    redirect: 'manual',
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: await response.text(),
+  };
+}
+
+describe('the nginx edge', () => {
+  it('is installed where the tests run (npm test installs it on Debian)', () => {
+    // Without nginx every test below would fail on start-up; this says why, once.
+    const candidates = process.env.NGINX_PATH
+      ? [process.env.NGINX_PATH]
+      : ['nginx', '/usr/sbin/nginx'];
+    const found = candidates.some(
+      (candidate) => spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0,
+    );
+    expect(found).toBe(true);
+  });
+
+  describe('in front of stand-in services', () => {
+    let redirect: Awaited<ReturnType<typeof upstream>>;
+    let gateway: Awaited<ReturnType<typeof upstream>>;
+    let edge: Awaited<ReturnType<typeof startEdge>>;
+
+    beforeAll(async () => {
+      redirect = await upstream((_req, res) => {
+        res.writeHead(302, { location: 'https://example.com/target', 'cache-control': 'no-store' });
+        res.end();
+      });
+      gateway = await upstream((req, res) => {
+        if (req.url === '/api/stream') {
+          // A live stream: the first event is out long before the stream ends.
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+          res.write('data: first\n\n');
+          setTimeout(() => res.end('data: last\n\n'), 3_000);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"from":"gateway"}');
+      });
+      edge = await startEdge(redirect.address, gateway.address);
+    });
+
+    afterAll(async () => {
+      await stopEdge(edge.child);
+      await Promise.all(
+        [redirect, gateway].map(({ server }) => new Promise((resolve) => server.close(resolve))),
+      );
+    });
+
+    beforeEach(() => {
+      redirect.seen.length = 0;
+      gateway.seen.length = 0;
+    });
+
+    it('sends /r/ to the redirect service with only the visitor headers it reads', async () => {
+      const answer = await call(`${edge.url}/r/abc1234`, {
+        headers: {
+          'user-agent': 'EdgeTest/1.0',
+          referer: 'https://news.example/item',
+          cookie: 'session=secret',
+          authorization: 'Bearer secret',
+          [INTERNAL_TOKEN_HEADER]: 'forged',
+          'x-forwarded-for': '203.0.113.7',
+          'x-request-id': 'visit-42',
+        },
+      });
+
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe('https://example.com/target');
+      expect(gateway.seen).toHaveLength(0);
+      expect(redirect.seen).toHaveLength(1);
+      const [seen] = redirect.seen;
+      expect(seen!.method).toBe('GET');
+      expect(seen!.url).toBe('/r/abc1234');
+      expect(seen!.headers['user-agent']).toBe('EdgeTest/1.0');
+      expect(seen!.headers.referer).toBe('https://news.example/item');
+      // The address the edge saw, never the one the client wrote.
+      expect(seen!.headers['x-forwarded-for']).toBe('127.0.0.1');
+      expect(seen!.headers['x-request-id']).toBe('visit-42');
+      expect(Object.keys(seen!.headers).sort()).toEqual(
+        ['host', 'referer', 'user-agent', 'x-forwarded-for', 'x-request-id'].sort(),
+      );
+    });
+
+    it('gives a request without an id one of its own', async () => {
+      await call(`${edge.url}/r/abc1234`);
+      await call(`${edge.url}/api/x`, { headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest' } });
+      const ids = [
+        redirect.seen[0]!.headers['x-request-id'],
+        gateway.seen[0]!.headers['x-request-id'],
+      ];
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(ids[0]).not.toBe(ids[1]);
+    });
+
+    it('sends everything else to the gateway as it came, but for the client address', async () => {
+      const body = Buffer.from(JSON.stringify({ url: 'https://example.com/' }));
+      const answer = await call(`${edge.url}/api/shorten?x=1`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          cookie: 'session=abc',
+          [REQUESTED_WITH_HEADER]: 'XMLHttpRequest',
+          'x-forwarded-for': '203.0.113.7, 198.51.100.1',
+        },
+        body,
+      });
+
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({ from: 'gateway' });
+      expect(redirect.seen).toHaveLength(0);
+      const [seen] = gateway.seen;
+      expect(seen!.url).toBe('/api/shorten?x=1');
+      expect(seen!.headers.cookie).toBe('session=abc');
+      expect(seen!.headers[REQUESTED_WITH_HEADER.toLowerCase()]).toBe('XMLHttpRequest');
+      expect(seen!.headers['x-forwarded-for']).toBe('127.0.0.1');
+      expect(seen!.body.equals(body)).toBe(true);
+      for (const page of ['/', '/login?from=/x', '/auth/google/callback?code=1', '/logout']) {
+        expect((await call(`${edge.url}${page}`)).status).toBe(200);
+      }
+      expect(gateway.seen.map(({ url }) => url).slice(1)).toEqual([
+        '/',
+        '/login?from=/x',
+        '/auth/google/callback?code=1',
+        '/logout',
+      ]);
+    });
+
+    it('passes a live stream on as it is written', async () => {
+      const began = Date.now();
+      const first = await new Promise<{ chunk: string; at: number }>((resolve, reject) => {
+        const req = request(`${edge.url}/api/stream`, (res) => {
+          res.once('data', (chunk: Buffer) => {
+            resolve({ chunk: chunk.toString(), at: Date.now() });
+            req.destroy();
+          });
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(first.chunk).toContain('data: first');
+      expect(first.at - began).toBeLessThan(2_000);
+    });
+
+    it('refuses a body over 1 MB itself, in JSON, and passes nothing on', async () => {
+      const answer = await call(`${edge.url}/api/shorten`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.alloc(1024 * 1024 + 1, 0x20),
+      });
+      expect(answer.status).toBe(413);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(answer.text)).toEqual({ message: 'Request body too large' });
+      expect(gateway.seen).toHaveLength(0);
+    });
+  });
+
+  it('answers 502 `Server error` in JSON while a service behind it is away', async () => {
+    const nobody = `127.0.0.1:${await freePort()}`;
+    const edge = await startEdge(nobody, nobody);
+    try {
+      for (const page of ['/r/abc1234', '/api/user']) {
+        const answer = await call(`${edge.url}${page}`);
+        expect(answer.status).toBe(502);
+        expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(JSON.parse(answer.text)).toEqual({ message: 'Server error' });
+      }
+    } finally {
+      await stopEdge(edge.child);
+    }
+  });
+
+  describe('in front of the real services', () => {
+    let stack: Stack;
+    let edge: Awaited<ReturnType<typeof startEdge>>;
+
+    beforeAll(async () => {
+      stack = await startStack({
+        services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
+        env: { TRUSTED_PROXIES: '127.0.0.1,::1' },
+      });
+      edge = await startEdge(new URL(stack.get('redirect').url).host, new URL(stack.url).host);
+    }, 120_000);
+
+    afterAll(async () => {
+      if (edge) await stopEdge(edge.child);
+      if (stack) await stack.stop();
+    });
+
+    it('shortens through the gateway and redirects through the redirect service', async () => {
+      const created = await call(
+        `${edge.url}/api/shorten/?url=${encodeURIComponent('https://example.com/through-the-edge')}`,
+        { method: 'POST', headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest' } },
+      );
+      expect(created.status).toBe(201);
+      const { url: code } = JSON.parse(created.text) as { url: string };
+
+      const followed = await call(`${edge.url}/r/${code}`);
+      expect(followed.status).toBe(302);
+      expect(followed.headers.location).toBe('https://example.com/through-the-edge');
+      const unknown = await call(`${edge.url}/r/zzzzzzz`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.text).toContain('Link not found');
+    });
+
+    it('keeps the services’ /readyz and /metrics from the public', async () => {
+      // Each service answers them to a direct loopback caller; through the edge, which is
+      // on loopback too, the forwarded address says the caller is not.
+      for (const page of ['/metrics', '/readyz']) {
+        expect([200, 503]).toContain((await call(`${stack.url}${page}`)).status);
+        expect((await call(`${edge.url}${page}`)).status).toBe(404);
+      }
+      expect((await call(`${edge.url}/healthz`)).status).toBe(200);
+    });
+  });
+});
