@@ -175,12 +175,44 @@ describe('docker-compose.yml', () => {
     expect(problems).toEqual([]);
   });
 
-  it('publishes one port, the gateway’s 8080, which serves the web app too', () => {
+  it('publishes one port, the nginx edge’s 8080', () => {
     const published = Object.entries(compose.services)
       .filter(([, service]) => (service.ports ?? []).length > 0)
       .map(([key, service]) => [key, service.ports]);
+    expect(published).toEqual([['edge', ['8080:8080']]]);
+    expect(compose.services['edge']?.image).toMatch(/^nginx:\d+\.\d+/);
+  });
+
+  it('routes the edge with the template npm run stack uses, to the services’ compose names and ports', () => {
+    const edge = compose.services['edge']!;
+    expect(edge.volumes).toEqual([
+      './infra/edge/shortener.conf.template:/etc/nginx/templates/shortener.conf.template:ro',
+    ]);
+    expect(repoPathExists('infra/edge/shortener.conf.template')).toBe(true);
+    const [redirectKey] = builtServices(compose).get('redirect')!;
     const [gatewayKey] = builtServices(compose).get('gateway')!;
-    expect(published).toEqual([[gatewayKey, ['8080:8080']]]);
+    expect(Object.fromEntries(environmentOf(edge))).toEqual({
+      EDGE_PORT: '8080',
+      REDIRECT_UPSTREAM: `${redirectKey}:${serviceSpec('redirect').port}`,
+      GATEWAY_UPSTREAM: `${gatewayKey}:${serviceSpec('gateway').port}`,
+    });
+    // Every name the template takes is given, so the image's entrypoint fills in each one.
+    const names = [
+      ...readRepoFile('infra/edge/shortener.conf.template').matchAll(/\$\{([A-Z_]+)\}/g),
+    ].map(([, name]) => name);
+    expect([...new Set(names)].sort()).toEqual(
+      Object.keys(Object.fromEntries(environmentOf(edge))).sort(),
+    );
+    // Behind it, the services believe X-Forwarded-For from this stack's network only.
+    const { networks } = compose as {
+      networks?: { default?: { ipam?: { config?: { subnet?: string }[] } } };
+    };
+    const network = networks?.default?.ipam?.config?.[0]?.subnet;
+    expect(network).toBeDefined();
+    for (const name of ['gateway', 'redirect'] as const) {
+      const [, service] = builtServices(compose).get(name)!;
+      expect(environmentOf(service).get('TRUSTED_PROXIES')).toBe(network);
+    }
   });
 
   it('gives each service every address it needs, none on localhost, and only variables it reads', () => {

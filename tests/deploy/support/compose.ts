@@ -17,6 +17,7 @@ export interface ComposeService {
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: string[] | Record<string, { condition?: string }>;
   ports?: (string | number | { published?: string | number; target: number })[];
+  volumes?: (string | { type?: string; source?: string; target: string })[];
   restart?: string;
   command?: string | string[];
   entrypoint?: string | string[];
