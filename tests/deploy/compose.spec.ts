@@ -180,7 +180,9 @@ describe('docker-compose.yml', () => {
       .filter(([, service]) => (service.ports ?? []).length > 0)
       .map(([key, service]) => [key, service.ports]);
     expect(published).toEqual([['edge', ['8080:8080']]]);
-    expect(compose.services['edge']?.image).toMatch(/^nginx:\d+\.\d+/);
+    // The web app's own nginx image (non-root).
+    const nginxImage = /^ARG NGINX_IMAGE=(.+)$/m.exec(readRepoFile('Dockerfile'))?.[1];
+    expect(compose.services['edge']?.image).toBe(nginxImage);
   });
 
   it('routes the edge with the template npm run stack uses, to the services’ compose names and ports', () => {
