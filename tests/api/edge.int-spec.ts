@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   createServer,
@@ -9,15 +9,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
-import { freePort, startStack, type Stack, waitFor } from '@shortener/testkit';
+import { freePort, startEdge, startStack, type EdgeProcess, type Stack } from '@shortener/testkit';
 
 // The edge `npm run stack` and docker-compose.yml put in front of the stack (nginx, with
 // infra/edge/shortener.conf.template), routed as the Kubernetes Ingress is: what reaches
 // each service through it, what it answers itself, and the real services behind it.
-
-const EDGE = path.resolve(__dirname, '../../infra/edge.mjs');
 
 interface Seen {
   method: string;
@@ -50,34 +47,6 @@ async function upstream(
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
-}
-
-/** infra/edge.mjs as an operator runs it, in front of `redirect` and `gateway` (host:port). */
-async function startEdge(redirect: string, gateway: string) {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [EDGE, '--port', String(port), '--redirect', redirect, '--gateway', gateway],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`the edge did not start:\n${output}`);
-      return output.includes('Edge ready');
-    },
-    { timeoutMs: 15_000, what: 'the edge to listen' },
-  );
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output };
-}
-
-async function stopEdge(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const ended = once(child, 'exit');
-  child.kill('SIGTERM');
-  await ended;
 }
 
 interface Answer {
@@ -118,7 +87,7 @@ describe('the nginx edge', () => {
   describe('in front of stand-in services', () => {
     let redirect: Awaited<ReturnType<typeof upstream>>;
     let gateway: Awaited<ReturnType<typeof upstream>>;
-    let edge: Awaited<ReturnType<typeof startEdge>>;
+    let edge: EdgeProcess;
 
     beforeAll(async () => {
       redirect = await upstream((_req, res) => {
@@ -140,7 +109,7 @@ describe('the nginx edge', () => {
     });
 
     afterAll(async () => {
-      await stopEdge(edge.child);
+      await edge.stop();
       await Promise.all(
         [redirect, gateway].map(({ server }) => new Promise((resolve) => server.close(resolve))),
       );
@@ -265,39 +234,41 @@ describe('the nginx edge', () => {
         expect(JSON.parse(answer.text)).toEqual({ message: 'Server error' });
       }
     } finally {
-      await stopEdge(edge.child);
+      await edge.stop();
     }
   });
 
-  describe('in front of the real services', () => {
+  describe('in front of the real services (startStack with `edge`, as npm run stack)', () => {
     let stack: Stack;
-    let edge: Awaited<ReturnType<typeof startEdge>>;
 
     beforeAll(async () => {
       stack = await startStack({
         services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
-        env: { TRUSTED_PROXIES: '127.0.0.1,::1' },
+        edge: true,
       });
-      edge = await startEdge(new URL(stack.get('redirect').url).host, new URL(stack.url).host);
     }, 120_000);
 
     afterAll(async () => {
-      if (edge) await stopEdge(edge.child);
       if (stack) await stack.stop();
+    });
+
+    it('is the public origin the services are told', () => {
+      expect(stack.url).not.toBe(stack.get('gateway').url);
+      expect(stack.env['PUBLIC_ORIGIN']).toBe(stack.url);
     });
 
     it('shortens through the gateway and redirects through the redirect service', async () => {
       const created = await call(
-        `${edge.url}/api/shorten/?url=${encodeURIComponent('https://example.com/through-the-edge')}`,
+        `${stack.url}/api/shorten/?url=${encodeURIComponent('https://example.com/through-the-edge')}`,
         { method: 'POST', headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest' } },
       );
       expect(created.status).toBe(201);
       const { url: code } = JSON.parse(created.text) as { url: string };
 
-      const followed = await call(`${edge.url}/r/${code}`);
+      const followed = await call(`${stack.url}/r/${code}`);
       expect(followed.status).toBe(302);
       expect(followed.headers.location).toBe('https://example.com/through-the-edge');
-      const unknown = await call(`${edge.url}/r/zzzzzzz`);
+      const unknown = await call(`${stack.url}/r/zzzzzzz`);
       expect(unknown.status).toBe(404);
       expect(unknown.text).toContain('Link not found');
     });
@@ -306,10 +277,10 @@ describe('the nginx edge', () => {
       // Each service answers them to a direct loopback caller; through the edge, which is
       // on loopback too, the forwarded address says the caller is not.
       for (const page of ['/metrics', '/readyz']) {
-        expect([200, 503]).toContain((await call(`${stack.url}${page}`)).status);
-        expect((await call(`${edge.url}${page}`)).status).toBe(404);
+        expect([200, 503]).toContain((await call(`${stack.get('gateway').url}${page}`)).status);
+        expect((await call(`${stack.url}${page}`)).status).toBe(404);
       }
-      expect((await call(`${edge.url}/healthz`)).status).toBe(200);
+      expect((await call(`${stack.url}/healthz`)).status).toBe(200);
     });
   });
 });

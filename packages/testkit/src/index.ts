@@ -5,5 +5,6 @@ export * from './services';
 export * from './service-process';
 export * from './env';
 export * from './stack';
+export * from './edge';
 export * from './oauth2-mock';
 export * from './topic-reader';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { startEdge, type EdgeProcess } from './edge';
 import { testServers } from './env';
 import { freePort } from './ports';
 import { startService, type ServiceProcess } from './service-process';
@@ -6,9 +7,9 @@ import { publicService, serviceList, startOrder, type ServiceName } from './serv
 
 export interface Stack {
   /**
-   * The public origin: the gateway's address (also every service's PUBLIC_ORIGIN, so
-   * sign-in callbacks and same-origin checks work). Throws when the gateway is not part of
-   * the stack.
+   * The public origin: the gateway's address, or the edge's with `edge` (also every
+   * service's PUBLIC_ORIGIN, so sign-in callbacks and same-origin checks work). Throws when
+   * the gateway is not part of the stack.
    */
   readonly url: string;
   /** The shared internal secret, for tests that call a service's internal API. */
@@ -38,6 +39,11 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra variables for one service. */
   serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
+  /**
+   * nginx in front, as `npm run stack` runs it when it can (infra/edge.mjs): /r/ to the
+   * redirect service, the rest to the gateway; `url` is then the edge's.
+   */
+  edge?: boolean;
 }
 
 /**
@@ -54,6 +60,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // A service not in the stack is at port 1: nothing answers there.
   const urlOf = (name: ServiceName): string => `http://127.0.0.1:${ports.get(name) ?? 1}`;
   const gateway = publicService().name;
+  if (options.edge && !(ports.has(gateway) && ports.has('redirect'))) {
+    throw new Error('an edge needs the gateway and the redirect service in the stack');
+  }
+  const edgePort = options.edge ? await freePort() : undefined;
+  const publicOrigin = edgePort !== undefined ? `http://127.0.0.1:${edgePort}` : urlOf(gateway);
+  let edge: EdgeProcess | undefined;
   const urlVariables = Object.fromEntries(
     serviceList()
       .filter((service) => service.urlVariable !== null)
@@ -65,7 +77,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
     INTERNAL_API_SECRET: secret,
     ...urlVariables,
-    ...(ports.has(gateway) ? { PUBLIC_ORIGIN: urlOf(gateway) } : {}),
+    ...(ports.has(gateway) ? { PUBLIC_ORIGIN: publicOrigin } : {}),
     TRUSTED_PROXIES: '127.0.0.1,::1',
     // Its own consumer group: an analytics of another stack (say `npm run stack` on the
     // development database) never takes these tests' visits.
@@ -90,7 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const stack: Stack = {
     get url() {
       if (!ports.has(gateway)) throw new Error(`${gateway} is not part of this stack`);
-      return urlOf(gateway);
+      return publicOrigin;
     },
     secret,
     env,
@@ -119,6 +131,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         .map((service) => `--- ${service.name} :${service.port} ---\n${service.output()}`)
         .join('\n'),
     stop: async () => {
+      await edge?.stop();
       await Promise.all(
         [...instances.values()].flat().map(async (service) => {
           const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
@@ -134,6 +147,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (failed) {
       await stack.stop();
       throw failed.reason;
+    }
+  }
+  if (edgePort !== undefined) {
+    const hostOf = (name: ServiceName) => `127.0.0.1:${ports.get(name)}`;
+    try {
+      edge = await startEdge(hostOf('redirect'), hostOf(gateway), edgePort);
+    } catch (error) {
+      await stack.stop();
+      throw error;
     }
   }
   return stack;

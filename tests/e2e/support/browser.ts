@@ -334,13 +334,15 @@ export async function localStorageOf(page: Page, origin: string): Promise<Map<st
 const UNREACHABLE_LIMIT = String(1_000_000_000);
 
 /**
- * The whole stack as the journeys use it, signing in through the given mock provider. The
- * rate limits are not under test and their Redis counters are shared: every suite on this
- * machine signs in and shortens from 127.0.0.1 (over a thousand sign-ins a minute were seen
- * while others ran), so they are set out of reach.
+ * The whole stack as the journeys use it, behind the nginx edge as `npm run stack` runs it,
+ * signing in through the given mock provider. The rate limits are not under test and their
+ * Redis counters are shared: every suite on this machine signs in and shortens from
+ * 127.0.0.1 (over a thousand sign-ins a minute were seen while others ran), so they are set
+ * out of reach.
  */
 export function startJourneyStack(provider: OAuth2Mock): Promise<Stack> {
   return startStack({
+    edge: true,
     env: {
       SIGN_IN_RATE_LIMIT: UNREACHABLE_LIMIT,
       API_RATE_LIMIT: UNREACHABLE_LIMIT,

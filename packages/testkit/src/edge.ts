@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { freePort } from './ports';
+import { REPO_ROOT } from './services';
+import { waitFor } from './wait';
+
+export interface EdgeProcess {
+  /** Where clients reach it: http://127.0.0.1:{port}. */
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** What it printed (nginx's errors included). */
+  output(): string;
+  /** Stops it (nginx finishes the requests in flight first). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The nginx edge `npm run stack` puts in front of the services (infra/edge.mjs, run as an
+ * operator runs it), on loopback in front of `redirect` and `gateway` (each host:port).
+ * Fails, with what it printed, when it does not listen (no nginx, say).
+ */
+export async function startEdge(
+  redirect: string,
+  gateway: string,
+  port?: number,
+): Promise<EdgeProcess> {
+  const listenOn = port ?? (await freePort());
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'infra', 'edge.mjs'),
+      '--port',
+      String(listenOn),
+      '--redirect',
+      redirect,
+      '--gateway',
+      gateway,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const ended = once(child, 'exit');
+    child.kill('SIGTERM');
+    await ended;
+  };
+  try {
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the edge did not start:\n${printed}`);
+        return printed.includes('Edge ready');
+      },
+      { timeoutMs: 15_000, what: 'the edge to listen' },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url: `http://127.0.0.1:${listenOn}`,
+    port: listenOn,
+    child,
+    output: () => printed,
+    stop,
+  };
+}
