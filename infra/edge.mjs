@@ -10,7 +10,15 @@
 // system (Debian: apt-get install nginx); findNginx() says whether there is one.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,19 +79,24 @@ http {
 `;
 }
 
-/** Resolves once `port` on `host` takes a connection. */
-async function accepting(host, port, { timeoutMs, exited }) {
+/**
+ * Resolves once nginx has its port and takes connections there: it writes its pid file only
+ * after binding, so another server already on the port is never taken for it.
+ */
+async function listening(host, port, pidFile, { timeoutMs, exited }) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reason = exited();
     if (reason !== null) throw new InfraError(`edge: nginx ${reason} before it listened`);
-    const open = await new Promise((resolve) => {
-      const socket = connect({ host, port });
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
+    const open =
+      existsSync(pidFile) &&
+      (await new Promise((resolve) => {
+        const socket = connect({ host, port });
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+      }));
     if (open) return;
-    if (Date.now() > deadline) throw new InfraError(`edge: nothing listened on ${port}`);
+    if (Date.now() > deadline) throw new InfraError(`edge: nginx did not listen on ${port}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -121,6 +134,10 @@ export async function startEdge({
   const child = spawn(nginx, ['-p', dir, '-e', 'stderr', '-c', path.join(dir, 'nginx.conf')], {
     stdio,
   });
+  // What it says while starting (a port in use, say) goes into the error if it fails.
+  let startup = '';
+  const heard = (chunk) => (startup += chunk.toString());
+  child.stderr?.on('data', heard);
   let exit = null;
   // However it ends (stop(), a signal from whoever started it, a crash), its folder goes.
   const remove = () => rmSync(dir, { recursive: true, force: true });
@@ -143,10 +160,15 @@ export async function startEdge({
   };
   try {
     const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    await accepting(probeHost, port, { timeoutMs, exited: () => exit });
+    await listening(probeHost, port, path.join(dir, 'nginx.pid'), {
+      timeoutMs,
+      exited: () => exit,
+    });
   } catch (error) {
     await stop();
-    throw error;
+    throw startup ? new InfraError(`${error.message}:\n${startup.trim()}`) : error;
+  } finally {
+    child.stderr?.off('data', heard);
   }
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return {

@@ -115,7 +115,7 @@ async function main() {
         NODE_OPTIONS: nodeOptions(name),
         // Where browsers reach the gateway (sign-in callbacks, cookies); GOOGLE_* pass as given.
         PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${publicPort}`,
-        // The gateway forwards /r/ to the redirect service from loopback.
+        // The edge (nginx, or the gateway) passes requests on from loopback.
         TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
         PORT: String(ports[name]),
         // Only the edge faces the network (nginx, or else the gateway); the rest listen on
@@ -144,8 +144,8 @@ async function main() {
     );
     return;
   }
-  // The edge, as the Ingress: /r/ to the redirect service, the rest to the gateway. Until
-  // they listen it answers 502, as a call that finds no one is retried.
+  // The edge, as the Ingress: /r/ to the redirect service, the rest to the gateway; until
+  // they listen, it answers 502.
   const host = (name) => `127.0.0.1:${ports[name]}`;
   try {
     const edge = await startEdge({

@@ -238,6 +238,20 @@ describe('the nginx edge', () => {
     }
   });
 
+  it('says why it cannot start when its port is taken', async () => {
+    const taken = createServer((_req, res) => res.end());
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await expect(startEdge('127.0.0.1:1', '127.0.0.1:2', port)).rejects.toThrow(
+        /Address already in use/,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 20_000);
+
   describe('in front of the real services (startStack with `edge`, as npm run stack)', () => {
     let stack: Stack;
 
@@ -245,6 +259,9 @@ describe('the nginx edge', () => {
       stack = await startStack({
         services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
         edge: true,
+        // Not under test, and its Redis counters are shared by every suite shortening from
+        // 127.0.0.1.
+        env: { SHORTEN_RATE_LIMIT_ANONYMOUS: String(1_000_000_000) },
       });
     }, 120_000);
 

@@ -49,18 +49,16 @@ export async function startEdge(
     child.kill('SIGTERM');
     await ended;
   };
+  let ended = false;
+  child.once('exit', () => (ended = true));
+  const ready = () => printed.includes('Edge ready');
   try {
-    await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`the edge did not start:\n${printed}`);
-        return printed.includes('Edge ready');
-      },
-      { timeoutMs: 15_000, what: 'the edge to listen' },
-    );
+    await waitFor(() => ended || ready(), { timeoutMs: 15_000, what: 'the edge to listen' });
   } catch (error) {
     await stop();
     throw error;
   }
+  if (!ready()) throw new Error(`the edge did not start:\n${printed}`);
   return {
     url: `http://127.0.0.1:${listenOn}`,
     port: listenOn,
