@@ -1,5 +1,6 @@
 import {
   checkVisitEvent,
+  isPlainlyValid,
   VISIT_EVENT_SCHEMA_VERSION,
   type VisitEvent,
   type VisitEventParse,
@@ -284,8 +285,27 @@ export function readVisitRecord(raw: Buffer): VisitRecordRead {
   return { ok: true, events };
 }
 
-/** A recorded event checked against the schema a one-event message is held to. */
+/**
+ * A recorded event checked against the schema a one-event message is held to: the same
+ * outcome and reason as visitEventSchema's parse, which runs only for events the cheaper
+ * isPlainlyValid does not vouch for (the consumer checks every event it reads).
+ */
 export function checkRecordedVisit(recorded: RecordedVisit): VisitEventParse {
+  if (isPlainlyValid(recorded)) {
+    const { id, urlID, timestamp, ip, userAgent, referrer } = recorded;
+    return {
+      ok: true,
+      event: {
+        schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+        id,
+        urlID,
+        timestamp,
+        ip,
+        userAgent,
+        referrer,
+      },
+    };
+  }
   return checkVisitEvent({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...recorded });
 }
 
