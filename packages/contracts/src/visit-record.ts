@@ -43,7 +43,7 @@ for (let digit = 0; digit < 16; digit++) {
 }
 
 /** Writes a UUID's 16 bytes at `offset`; false (nothing sensible written) if it is not one. */
-function writeUuid(buffer: Buffer, offset: number, uuid: string): boolean {
+export function writeUuid(buffer: Buffer, offset: number, uuid: string): boolean {
   if (uuid.length !== 36) return false;
   let at = offset;
   for (let i = 0; i < 36; i += 2) {

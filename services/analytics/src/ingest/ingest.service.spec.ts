@@ -47,7 +47,6 @@ function rows(count: number, bad: number[]): VisitRow[] {
   return Array.from({ length: count }, (_, index) => ({
     id: `id-${index}`,
     urlId: 'AbC1234',
-    createdAt: '2026-11-23T10:00:00.000Z',
     timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
     ipAddress: '203.0.113.9',
     platform: 'Unknown',

@@ -17,7 +17,7 @@ export interface VisitNotifier {
 export function liveVisit(row: VisitRow): LiveVisit {
   return {
     _id: row.id,
-    createdAt: row.createdAt,
+    createdAt: new Date(row.timestamp).toISOString(),
     userAgent: { platform: row.platform, browser: row.browser },
     ipAddress: row.ipAddress,
     country: row.country,
