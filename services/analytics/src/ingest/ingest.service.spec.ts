@@ -11,6 +11,7 @@ import {
   type VisitEvent,
 } from '@shortener/contracts';
 import { IngestService } from './ingest.service';
+import { noticesOf } from './visit-notifier';
 import type { VisitSource } from './visit-source';
 
 /** Stores like PostgreSQL would: all or nothing per call, refusing rows whose referrer is BAD. */
@@ -70,7 +71,7 @@ function service(visits: FakeVisits, notices: StoredVisits[] = []): IngestServic
     config as AnalyticsConfig,
     pino({ level: 'silent' }),
     source,
-    { stored: (batch) => notices.push(batch) },
+    { stored: (rows) => notices.push(...noticesOf(rows)) },
   );
 }
 
