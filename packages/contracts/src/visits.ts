@@ -7,6 +7,9 @@ export const VISIT_EVENT_SCHEMA_VERSION = 1;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const hasNoNul = (value: string) => !value.includes('\u0000');
+const hasNoLoneSurrogate = (value: string) => !LONE_SURROGATE.test(value);
+
 /**
  * Text PostgreSQL can store as it was sent: no NUL (a text column refuses it, and with it the
  * whole batch) and no lone surrogate (UTF-8 cannot encode one; the driver would silently
@@ -15,8 +18,17 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const storableText = () =>
   z
     .string()
-    .refine((value) => !value.includes('\u0000'), { message: 'contains a NUL character' })
-    .refine((value) => !LONE_SURROGATE.test(value), { message: 'contains a lone surrogate' });
+    .refine(hasNoNul, { message: 'contains a NUL character' })
+    .refine(hasNoLoneSurrogate, { message: 'contains a lone surrogate' });
+
+/** storableText's test, with its length limits, without building a parse (see isPlainlyValid). */
+export function isStorableText(value: string, min: number, max: number): boolean {
+  return value.length >= min && value.length <= max && hasNoNul(value) && hasNoLoneSurrogate(value);
+}
+
+const IP_MAX = 64;
+const USER_AGENT_MAX = 1024;
+const REFERRER_MAX = 2048;
 
 /**
  * One GET redirect, as the redirect service publishes it to Kafka (keyed by urlID) and the
@@ -28,9 +40,9 @@ export const visitEventSchema = z.object({
   urlID: z.string().regex(SHORT_CODE_PATTERN),
   /** Milliseconds since the epoch, when the redirect was served. */
   timestamp: z.number().int().positive(),
-  ip: storableText().min(1).max(64),
-  userAgent: storableText().max(1024),
-  referrer: storableText().max(2048).nullable(),
+  ip: storableText().min(1).max(IP_MAX),
+  userAgent: storableText().max(USER_AGENT_MAX),
+  referrer: storableText().max(REFERRER_MAX).nullable(),
 });
 export type VisitEvent = z.infer<typeof visitEventSchema>;
 
@@ -46,6 +58,32 @@ export function parseVisitEvent(raw: Buffer | string | null): VisitEventParse {
     return { ok: false, reason: 'not JSON' };
   }
   return checkVisitEvent(json);
+}
+
+/**
+ * The canonical form of a UUID (lowercase, as a packed record's reader writes it) that
+ * visitEventSchema's z.uuid() accepts: versions 1 to 8, the RFC 9562 variant. (z.uuid() also
+ * accepts the nil and max UUIDs and uppercase digits, which are left to the schema.)
+ */
+const PLAIN_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * Whether an event's fields certainly pass visitEventSchema: a check a few times cheaper than
+ * the schema's parse, for the consumer's every event. It accepts a subset of what the schema
+ * accepts (a spec proves it on generated events); whatever it does not accept goes to the
+ * schema, which decides and names the reason, so an event's outcome and reason never depend
+ * on it.
+ */
+export function isPlainlyValid(event: Omit<VisitEvent, 'schemaVersion'>): boolean {
+  return (
+    PLAIN_UUID.test(event.id) &&
+    SHORT_CODE_PATTERN.test(event.urlID) &&
+    Number.isSafeInteger(event.timestamp) &&
+    event.timestamp > 0 &&
+    isStorableText(event.ip, 1, IP_MAX) &&
+    isStorableText(event.userAgent, 0, USER_AGENT_MAX) &&
+    (event.referrer === null || isStorableText(event.referrer, 0, REFERRER_MAX))
+  );
 }
 
 /** Checks a decoded event against the schema; never throws. */

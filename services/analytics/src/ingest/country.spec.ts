@@ -1,4 +1,6 @@
-import { CountryLookup, UNKNOWN_COUNTRY } from './country';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import { canonicalIPv4, CountryLookup, UNKNOWN_COUNTRY } from './country';
 
 describe('CountryLookup (the shipped CC0 database)', () => {
   const lookup = new CountryLookup();
@@ -26,5 +28,39 @@ describe('CountryLookup (the shipped CC0 database)', () => {
     ]) {
       expect(lookup.country(address)).toBe(UNKNOWN_COUNTRY);
     }
+  });
+
+  it('reads an IPv4 address in its canonical form as ipaddr.js does, and leaves every other spelling to it', () => {
+    const part = fc.oneof(
+      fc.integer({ min: 0, max: 300 }).map(String),
+      fc.constantFrom('00', '010', '09', '0x1f', '', '-1', ' 1', '1 ', '٣'),
+    );
+    const spelling = fc.oneof(
+      fc.array(part, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.')),
+      fc.ipV4(),
+      fc.ipV4Extended(),
+      fc.ipV6(),
+      fc.string({ maxLength: 16 }),
+    );
+    let canonical = 0;
+    fc.assert(
+      fc.property(spelling, (address) => {
+        const octets = canonicalIPv4(address);
+        let parsed: ipaddr.IPv4 | ipaddr.IPv6 | undefined;
+        try {
+          parsed = ipaddr.process(address);
+        } catch {
+          parsed = undefined;
+        }
+        const isCanonicalIPv4 = parsed?.kind() === 'ipv4' && parsed.toString() === address;
+        expect(octets !== null).toBe(isCanonicalIPv4);
+        if (octets !== null) {
+          canonical++;
+          expect(octets).toEqual((parsed as ipaddr.IPv4).octets);
+        }
+      }),
+      { numRuns: 20_000, seed: 16 },
+    );
+    expect(canonical).toBeGreaterThan(2000);
   });
 });

@@ -17,6 +17,39 @@ export function shippedCountryDatabase(): string {
   return require.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
 }
 
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * The octets of an IPv4 address written as sockets report one: four decimal numbers of 0 to
+ * 255 without leading zeros, which is also its canonical form. Anything else (other spellings
+ * ipaddr.js reads, such as octal `010`, hex or fewer parts; IPv6) answers null, for ipaddr.js.
+ * Most visits come from such addresses, and ipaddr.js tries each as IPv6 first and then reads
+ * it twice with regular expressions: most of a lookup's cost.
+ */
+export function canonicalIPv4(address: string): number[] | null {
+  if (address.length < 7 || address.length > 15) return null;
+  const octets: number[] = [];
+  let value = 0;
+  let digits = 0;
+  for (let at = 0; at <= address.length; at++) {
+    const code = at === address.length ? DOT : address.charCodeAt(at);
+    if (code === DOT) {
+      if (digits === 0 || octets.length === 4) return null;
+      octets.push(value);
+      value = 0;
+      digits = 0;
+    } else {
+      if (code < ZERO || code > NINE || (digits > 0 && value === 0)) return null;
+      value = value * 10 + (code - ZERO);
+      digits++;
+      if (value > 255) return null;
+    }
+  }
+  return octets.length === 4 ? octets : null;
+}
+
 type CountryRecord = Response & {
   country_code?: unknown;
   country?: { iso_code?: unknown };
@@ -38,10 +71,12 @@ export class CountryLookup {
   country(address: string): string {
     let record: CountryRecord | null;
     try {
+      const octets = canonicalIPv4(address);
       // Throws for what is not an address (one parse, where asking isValid first made two).
-      const parsed = ipaddr.process(address); // IPv4-mapped IPv6 as the IPv4 address it is
+      // IPv4-mapped IPv6 as the IPv4 address it is.
+      const parsed = octets ? new ipaddr.IPv4(octets) : ipaddr.process(address);
       if (parsed.range() !== 'unicast') return UNKNOWN_COUNTRY;
-      record = this.reader.get(parsed.toString());
+      record = this.reader.get(octets ? address : parsed.toString());
     } catch {
       return UNKNOWN_COUNTRY;
     }

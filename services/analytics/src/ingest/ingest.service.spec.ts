@@ -11,6 +11,7 @@ import {
   type VisitEvent,
 } from '@shortener/contracts';
 import { IngestService } from './ingest.service';
+import { noticesOf } from './visit-notifier';
 import type { VisitSource } from './visit-source';
 
 /** Stores like PostgreSQL would: all or nothing per call, refusing rows whose referrer is BAD. */
@@ -47,7 +48,6 @@ function rows(count: number, bad: number[]): VisitRow[] {
   return Array.from({ length: count }, (_, index) => ({
     id: `id-${index}`,
     urlId: 'AbC1234',
-    createdAt: '2026-11-23T10:00:00.000Z',
     timestamp: Date.parse('2026-11-23T10:00:00.000Z'),
     ipAddress: '203.0.113.9',
     platform: 'Unknown',
@@ -71,7 +71,7 @@ function service(visits: FakeVisits, notices: StoredVisits[] = []): IngestServic
     config as AnalyticsConfig,
     pino({ level: 'silent' }),
     source,
-    { stored: (batch) => notices.push(batch) },
+    { stored: (rows) => notices.push(...noticesOf(rows)) },
   );
 }
 

@@ -12,7 +12,7 @@ import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
-import { noticesOf, type VisitNotifier } from './visit-notifier';
+import type { VisitNotifier } from './visit-notifier';
 import { CountryLookup } from './country';
 import {
   parseBatch,
@@ -94,7 +94,7 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
     this.metrics.duplicates.inc(outcome.duplicates);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
     // Committed: the live streams may show them now.
-    for (const notice of noticesOf(outcome.inserted)) this.notifier.stored(notice);
+    if (outcome.inserted.length > 0) this.notifier.stored(outcome.inserted);
   }
 
   /**

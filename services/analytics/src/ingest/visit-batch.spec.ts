@@ -60,7 +60,6 @@ describe('planBatch', () => {
       {
         id: visit.id,
         urlId: 'AbC1234',
-        createdAt: '2026-11-23T10:00:00.000Z',
         timestamp: visit.timestamp,
         ipAddress: 'masked(203.0.113.9)',
         platform: 'os(ua)',

@@ -194,7 +194,6 @@ export function planEvents(
     visits.push({
       id,
       urlId: event.urlID,
-      createdAt: new Date(event.timestamp).toISOString(),
       timestamp: event.timestamp,
       ipAddress: enrich.ipAddress(event.ip),
       platform,

@@ -6,7 +6,6 @@ function visit(urlId: string, at: string, overrides: Partial<RolledVisit> = {}):
   return {
     urlId,
     timestamp: Date.parse(at),
-    createdAt: at,
     bot: false,
     platform: 'Windows',
     browser: 'Chrome',
@@ -90,7 +89,7 @@ describe('rollupsOf', () => {
         '2026-11-23T09:00:00.000Z',
         '2026-11-24T00:00:00.000Z',
         '2026-11-23T07:00:00.000Z',
-      ],
+      ].map((at) => Date.parse(at)),
     });
   });
 

@@ -10,8 +10,6 @@ export interface RolledVisit {
   urlId: string;
   /** Milliseconds since the epoch. */
   timestamp: number;
-  /** ISO 8601, the same instant: a visitor-day's last visit. */
-  createdAt: string;
   bot: boolean;
   platform: string;
   browser: string;
@@ -47,8 +45,8 @@ export interface Rollups {
     values: string[];
     visits: number[];
   };
-  /** visitor_days: per link, day and visitor, with the last visit of the day. */
-  visitors: { urlIds: string[]; days: number[]; visitors: Buffer[]; lastSeen: string[] };
+  /** visitor_days: per link, day and visitor, with the last visit of the day (milliseconds). */
+  visitors: { urlIds: string[]; days: number[]; visitors: Buffer[]; lastSeen: number[] };
   /** link_stats: visits per link. */
   links: { urlIds: string[]; visits: number[] };
 }
@@ -63,7 +61,6 @@ interface LinkHour {
 interface LastVisit {
   visitor: Buffer;
   timestamp: number;
-  createdAt: string;
 }
 
 interface Link {
@@ -122,10 +119,9 @@ export function rollupsOf(rows: readonly RolledVisit[]): Rollups {
     const key = row.visitor.toString('latin1');
     const last = day.get(key);
     if (last === undefined) {
-      day.set(key, { visitor: row.visitor, timestamp: row.timestamp, createdAt: row.createdAt });
+      day.set(key, { visitor: row.visitor, timestamp: row.timestamp });
     } else if (row.timestamp > last.timestamp) {
       last.timestamp = row.timestamp;
-      last.createdAt = row.createdAt;
     }
   }
 
@@ -165,7 +161,7 @@ export function rollupsOf(rows: readonly RolledVisit[]): Rollups {
         visitors.urlIds.push(urlId);
         visitors.days.push(dayNumber);
         visitors.visitors.push(last.visitor);
-        visitors.lastSeen.push(last.createdAt);
+        visitors.lastSeen.push(last.timestamp);
       }
     }
   }

@@ -2,6 +2,16 @@ import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common'
 import type { DataSource, EntityManager } from 'typeorm';
 import { isShortCode, type Visit } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
+import {
+  boolArray,
+  byteaArray,
+  ELEMENT_TYPE,
+  int4Array,
+  int8Array,
+  textArray,
+  timestamptzArray,
+  uuidArray,
+} from './binary-arrays';
 import { chunk } from './chunk';
 import { DIMENSIONS, rollupsOf } from './rollups';
 import type { VisitCursor } from './visit-cursor';
@@ -10,9 +20,7 @@ import type { VisitCursor } from './visit-cursor';
 export interface VisitRow {
   id: string;
   urlId: string;
-  /** ISO 8601, the event's timestamp. */
-  createdAt: string;
-  /** The same, in milliseconds since the epoch. */
+  /** The event's timestamp, milliseconds since the epoch. */
   timestamp: number;
   ipAddress: string;
   platform: string;
@@ -75,7 +83,11 @@ function lockBuckets(urlIds: Iterable<string>): number[] {
   return [...buckets].sort((a, b) => a - b);
 }
 
-/** A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted. */
+/**
+ * A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted.
+ * Each column comes as one array in PostgreSQL's binary format (binary-arrays.ts), as do the
+ * rollups' below.
+ */
 const INSERT_VISITS = `
   INSERT INTO analytics.visits
     (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
@@ -177,39 +189,40 @@ export class VisitsRepository {
       const inserted: VisitRow[] = [];
       for (const piece of chunk(live, chunkRows)) {
         const fresh: { id: string }[] = await manager.query(INSERT_VISITS, [
-          piece.map((row) => row.id),
-          piece.map((row) => row.urlId),
-          piece.map((row) => row.createdAt),
-          piece.map((row) => row.ipAddress),
-          piece.map((row) => row.platform),
-          piece.map((row) => row.browser),
-          piece.map((row) => row.referrer),
-          piece.map((row) => row.bot),
-          piece.map((row) => row.device),
-          piece.map((row) => row.country),
+          uuidArray(piece, (row) => row.id),
+          textArray(piece, (row) => row.urlId, ELEMENT_TYPE.varchar),
+          timestamptzArray(piece, (row) => row.timestamp),
+          textArray(piece, (row) => row.ipAddress, ELEMENT_TYPE.varchar),
+          textArray(piece, (row) => row.platform),
+          textArray(piece, (row) => row.browser),
+          textArray(piece, (row) => row.referrer),
+          boolArray(piece, (row) => row.bot),
+          textArray(piece, (row) => row.device),
+          textArray(piece, (row) => row.country),
         ]);
         const ids = new Set(fresh.map((row) => row.id));
         for (const row of piece) if (ids.has(row.id)) inserted.push(row);
       }
       if (inserted.length > 0) {
         const { hours, breakdowns, visitors, links } = rollupsOf(inserted);
+        const same = <T>(value: T) => value;
         await manager.query(ADD_ROLLUPS, [
-          hours.urlIds,
-          hours.hours,
-          hours.visits,
-          hours.humans,
-          hours.bots,
-          breakdowns.urlIds,
-          breakdowns.hours,
-          breakdowns.dimensions,
-          breakdowns.values,
-          breakdowns.visits,
-          visitors.urlIds,
-          visitors.days,
-          visitors.visitors,
-          visitors.lastSeen,
-          links.urlIds,
-          links.visits,
+          textArray(hours.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(hours.hours, same),
+          int8Array(hours.visits, same),
+          int8Array(hours.humans, same),
+          int8Array(hours.bots, same),
+          textArray(breakdowns.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(breakdowns.hours, same),
+          int4Array(breakdowns.dimensions, same),
+          textArray(breakdowns.values, same),
+          int8Array(breakdowns.visits, same),
+          textArray(visitors.urlIds, same, ELEMENT_TYPE.varchar),
+          int4Array(visitors.days, same),
+          byteaArray(visitors.visitors, same),
+          timestamptzArray(visitors.lastSeen, same),
+          textArray(links.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(links.visits, same),
           [...DIMENSIONS],
         ]);
       }
