@@ -104,7 +104,7 @@ async function listening(host, port, pidFile, { timeoutMs, exited }) {
 /**
  * Starts nginx as the edge on `host`:`port`, in front of the redirect service and the
  * gateway (each `host:port`). Its configuration, pid file and temporary files live in a
- * folder of its own, removed by stop(). Errors go to `stdio`'s stderr.
+ * folder of its own, removed when it exits. Errors go to `stdio`'s stderr.
  */
 export async function startEdge({
   port,
