@@ -1,53 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  createServer,
-  request,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
 import { freePort, startEdge, startStack, type EdgeProcess, type Stack } from '@shortener/testkit';
+import { startCapture, type Capture } from './support/capture';
 
 // The edge `npm run stack` and docker-compose.yml put in front of the stack (nginx, with
 // infra/edge/shortener.conf.template), routed as the Kubernetes Ingress is: what reaches
 // each service through it, what it answers itself, and the real services behind it.
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A plain HTTP server standing in for a service behind the edge: it records what reaches it. */
-async function upstream(
-  answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{}');
-  },
-): Promise<{ address: string; seen: Seen[]; server: Server }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      });
-      answer(req, res);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
-}
 
 interface Answer {
   status: number;
@@ -85,16 +46,16 @@ describe('the nginx edge', () => {
   });
 
   describe('in front of stand-in services', () => {
-    let redirect: Awaited<ReturnType<typeof upstream>>;
-    let gateway: Awaited<ReturnType<typeof upstream>>;
+    let redirect: Capture;
+    let gateway: Capture;
     let edge: EdgeProcess;
 
     beforeAll(async () => {
-      redirect = await upstream((_req, res) => {
+      redirect = await startCapture((_req, res) => {
         res.writeHead(302, { location: 'https://example.com/target', 'cache-control': 'no-store' });
         res.end();
       });
-      gateway = await upstream((req, res) => {
+      gateway = await startCapture((req, res) => {
         if (req.url === '/api/stream') {
           // A live stream: the first event is out long before the stream ends.
           res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });

@@ -1,7 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
@@ -14,41 +11,12 @@ import {
   waitFor,
 } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { startCapture, type Capture, type Captured } from './support/capture';
 import { signIn } from './support/sign-in';
 
 // Hostile requests at the edge, on the real services from their builds: bodies too large
 // or undecodable, secrets in URLs and the logs, internal tokens replayed, swapped or sent
 // by a browser.
-
-interface Captured {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A plain HTTP server standing in for an upstream: it records what reaches it. */
-async function startCapture(): Promise<{ url: string; seen: Captured[]; server: Server }> {
-  const seen: Captured[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, seen, server };
-}
 
 interface LogLine {
   level?: string;
@@ -92,7 +60,7 @@ describe('the edge: request bodies, logs and internal tokens', () => {
   let stack: Stack;
   let origin: string;
   let gateway: ServiceProcess;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
+  let capture: Capture;
   /** A second gateway whose auth and redirect are the capture server. */
   let edge: ServiceProcess;
 
