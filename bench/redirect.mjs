@@ -7,7 +7,8 @@
 //   (c) the same, with the analytics consumer paused (SIGSTOP) for the run and catching up
 //       afterwards: the redirect tier as deployed, where consumers run elsewhere,
 //   (d) the public origin as `npm run stack` serves it: nginx as the edge (infra/edge.mjs,
-//       /r/ straight to the redirect service, as the Kubernetes Ingress), and
+//       /r/ straight to the redirect service on its Unix socket, as the Kubernetes Ingress
+//       routes), and
 //   (e) the public origin with the gateway as the edge (`npm run stack --no-edge`, or no
 //       nginx installed: then this run is d),
 // over the same hot codes with the same autocannon settings, prints requests/s, p50 and p99
@@ -26,7 +27,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
-import { findNginx, startEdge } from '../infra/edge.mjs';
+import { findNginx, redirectSocketFolder, startEdge } from '../infra/edge.mjs';
 import { pinnedComparison } from './pinned.mjs';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
@@ -120,13 +121,20 @@ async function main() {
   console.log(
     `redirect benchmark: ${seconds}s per run, ${connections} connections, ${codeCount} hot codes`,
   );
+  // The edge reaches the redirect service on its Unix socket, as in npm run stack.
+  const nginx = findNginx();
+  const socket = nginx === null ? null : redirectSocketFolder();
   const stack = await startStack({
     // The gateway (and auth, which it needs) for the public origin's figure.
     services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
     env: { LOG_LEVEL: 'warn' },
     serviceEnv: {
       ...serviceEnv,
-      redirect: { ...serviceEnv.redirect, ...JSON.parse(args['redirect-env']) },
+      redirect: {
+        ...(socket ? { UNIX_SOCKET: socket.path } : {}),
+        ...serviceEnv.redirect,
+        ...JSON.parse(args['redirect-env']),
+      },
     },
   });
   try {
@@ -208,13 +216,12 @@ async function main() {
     // The public origin on one machine, as npm run stack's :8080 is: nginx as the edge (/r/
     // straight to the redirect service) when there is one, and the gateway as the edge (npm
     // run stack --no-edge) beside it; analytics on as in b, before c leaves it a backlog.
-    const nginx = findNginx();
     const edge =
       nginx === null
         ? null
         : await startEdge({
             port: await freePort(),
-            redirect: new URL(redirect.url).host,
+            redirect: `unix:${socket.path}`,
             gateway: new URL(stack.url).host,
             nginx,
           });
@@ -298,6 +305,7 @@ async function main() {
     if (stored !== served) process.exitCode = 1;
   } finally {
     await stack.stop();
+    socket?.remove();
   }
 }
 

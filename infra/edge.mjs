@@ -4,7 +4,8 @@
 // redirect service, the rest to the gateway.
 //
 //   node infra/edge.mjs --port 8080 --redirect 127.0.0.1:7004 --gateway 127.0.0.1:7005 [--host 0.0.0.0]
-//     runs it in the foreground until Ctrl-C (or SIGTERM)
+//     runs it in the foreground until Ctrl-C (or SIGTERM); --redirect unix:/path/redirect.sock
+//     reaches the redirect service on its Unix socket (its UNIX_SOCKET), as `npm run stack` does
 //
 // `npm run stack` and the benchmarks start it through startEdge(). nginx comes from the
 // system (Debian: apt-get install nginx); findNginx() says whether there is one.
@@ -54,6 +55,21 @@ export function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 
   return template.replace(/\$\{([A-Z_]+)\}/g, (whole, name) =>
     TEMPLATE_NAMES.includes(name) ? values[name] : whole,
   );
+}
+
+/**
+ * A folder of its own for the redirect service's Unix socket (its UNIX_SOCKET; the edge's
+ * upstream `unix:<path>`): on one machine the edge reaches the service there, without TCP.
+ * Open to all, as nginx's workers run as another user when it is started as root; the
+ * loopback port beside it is no less open. `remove()` deletes it.
+ */
+export function redirectSocketFolder() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'shortener-socket-'));
+  chmodSync(dir, 0o755);
+  return {
+    path: path.join(dir, 'redirect.sock'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** nginx's own settings around the shared server block: everything in `dir`, nothing global. */
@@ -189,7 +205,7 @@ async function main() {
   });
   if (!values.redirect || !values.gateway) {
     console.error(
-      'usage: node infra/edge.mjs --port 8080 --redirect HOST:PORT --gateway HOST:PORT',
+      'usage: node infra/edge.mjs --port 8080 --redirect HOST:PORT|unix:PATH --gateway HOST:PORT',
     );
     process.exit(2);
   }

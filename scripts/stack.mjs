@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findNginx, startEdge } from '../infra/edge.mjs';
+import { findNginx, redirectSocketFolder, startEdge } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { buildProduct } from './lib/build.mjs';
 import { prefixOutput } from './lib/processes.mjs';
@@ -73,6 +73,9 @@ async function main() {
     process.exit(1);
   }
 
+  // With nginx in front, the redirect service answers /r/ on a Unix socket too, where the
+  // edge reaches it without TCP (its loopback port stays, for the gateway and health checks).
+  const redirectSocket = nginx === null ? null : redirectSocketFolder();
   const children = new Map();
   let stopping = false;
   const stopAll = (code) => {
@@ -85,6 +88,7 @@ async function main() {
     }, 30_000);
     force.unref();
     const finish = async () => {
+      redirectSocket?.remove();
       if (!keepInfra) {
         try {
           await down({ only: started });
@@ -124,6 +128,7 @@ async function main() {
         // /readyz and /metrics answer loopback callers on each service's port; OPS_PORT, if
         // given, moves the public service's to that port (one port cannot serve five processes).
         OPS_PORT: service.public ? (env.OPS_PORT ?? '') : '',
+        ...(name === 'redirect' && redirectSocket ? { UNIX_SOCKET: redirectSocket.path } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -151,7 +156,7 @@ async function main() {
     const edge = await startEdge({
       port: publicPort,
       host: env.HOST ?? '0.0.0.0',
-      redirect: host('redirect'),
+      redirect: `unix:${redirectSocket.path}`,
       gateway: host(services.find((service) => service.public).name),
       nginx,
       stdio: ['ignore', 'pipe', 'pipe'],

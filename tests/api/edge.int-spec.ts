@@ -1,9 +1,20 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
-import { freePort, startEdge, startStack, type EdgeProcess, type Stack } from '@shortener/testkit';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { InternalClient } from '@shortener/chassis';
+import { INTERNAL_TOKEN_HEADER, internalApi, REQUESTED_WITH_HEADER } from '@shortener/contracts';
+import {
+  freePort,
+  startEdge,
+  startStack,
+  waitFor,
+  type EdgeProcess,
+  type Stack,
+} from '@shortener/testkit';
 import { startCapture, type Capture } from './support/capture';
 
 // The edge `npm run stack` and docker-compose.yml put in front of the stack (nginx, with
@@ -184,6 +195,37 @@ describe('the nginx edge', () => {
     });
   });
 
+  it('reaches a redirect service on its Unix socket (unix:/path), as npm run stack does', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'edge-socket-'));
+    const socket = path.join(folder, 'redirect.sock');
+    const seen: IncomingHttpHeaders[] = [];
+    const redirect = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(302, { location: 'https://example.com/over-a-socket' });
+      res.end();
+    });
+    redirect.listen(socket);
+    await once(redirect, 'listening');
+    // As the redirect service leaves it: nginx's workers may run as another user (as root).
+    chmodSync(folder, 0o755);
+    chmodSync(socket, 0o666);
+    const edge = await startEdge(`unix:${socket}`, `127.0.0.1:${await freePort()}`);
+    try {
+      const answer = await call(`${edge.url}/r/abc1234`, {
+        headers: { 'x-forwarded-for': '203.0.113.7', 'user-agent': 'EdgeTest/1.0' },
+      });
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe('https://example.com/over-a-socket');
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!['x-forwarded-for']).toBe('127.0.0.1');
+      expect(seen[0]!['user-agent']).toBe('EdgeTest/1.0');
+    } finally {
+      await edge.stop();
+      await new Promise((resolve) => redirect.close(resolve));
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('answers 502 `Server error` in JSON while a service behind it is away', async () => {
     const nobody = `127.0.0.1:${await freePort()}`;
     const edge = await startEdge(nobody, nobody);
@@ -249,6 +291,32 @@ describe('the nginx edge', () => {
       const unknown = await call(`${stack.url}/r/zzzzzzz`);
       expect(unknown.status).toBe(404);
       expect(unknown.text).toContain('Link not found');
+    });
+
+    it('records the address the edge saw, over the redirect service’s Unix socket', async () => {
+      const created = await call(
+        `${stack.url}/api/shorten/?url=${encodeURIComponent('https://example.com/visitor-address')}`,
+        { method: 'POST', headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest' } },
+      );
+      const { url: code } = JSON.parse(created.text) as { url: string };
+      // The edge reaches the redirect service on its socket, as npm run stack has it.
+      expect(stack.redirectSocket).toBeDefined();
+      expect(statSync(stack.redirectSocket!).isSocket()).toBe(true);
+      // A visitor's own X-Forwarded-For is not what gets recorded.
+      const followed = await call(`${stack.url}/r/${code}`, {
+        headers: { 'x-forwarded-for': '203.0.113.7' },
+      });
+      expect(followed.status).toBe(302);
+
+      const analytics = new InternalClient('analytics', stack.get('analytics').url, stack.secret);
+      const page = await waitFor(
+        async () => {
+          const visits = await analytics.call(internalApi.visitsPage, { params: { code } });
+          return visits.status === 200 && visits.body.visits.length > 0 ? visits.body : undefined;
+        },
+        { what: 'the visit stored', timeoutMs: 20_000 },
+      );
+      expect(page.visits.map((visit) => visit.ipAddress)).toEqual(['127.0.0.1']);
     });
 
     it('keeps the services’ /readyz and /metrics from the public', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -133,6 +134,18 @@ export const env = {
           .filter((item) => item !== ''),
       ),
   string: (fallback: string) => z.string().min(1).default(fallback),
+  /**
+   * A Unix socket to listen on: unset unless given; an absolute path within the 107 bytes
+   * Linux allows one.
+   */
+  socketPath: () =>
+    z
+      .string()
+      .refine(isAbsolute, { message: 'must be an absolute path' })
+      .refine((value) => Buffer.byteLength(value) <= 107, {
+        message: 'must be at most 107 bytes long (a Unix socket path)',
+      })
+      .optional(),
   logLevel: () =>
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   secret: (minLength = 16) =>

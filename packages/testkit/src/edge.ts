@@ -18,7 +18,8 @@ export interface EdgeProcess {
 
 /**
  * The nginx edge `npm run stack` puts in front of the services (infra/edge.mjs, run as an
- * operator runs it), on loopback in front of `redirect` and `gateway` (each host:port).
+ * operator runs it), on loopback in front of `redirect` and `gateway` (each host:port; the
+ * redirect service's may be unix:/path, its UNIX_SOCKET).
  * Fails, with what it printed, when it does not listen (no nginx, say).
  */
 export async function startEdge(

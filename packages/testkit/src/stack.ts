@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startEdge, type EdgeProcess } from './edge';
 import { testServers } from './env';
 import { freePort } from './ports';
@@ -12,6 +15,8 @@ export interface Stack {
    * the gateway is not part of the stack.
    */
   readonly url: string;
+  /** With `edge`: the first redirect instance's Unix socket (its UNIX_SOCKET), the edge's way in. */
+  readonly redirectSocket: string | undefined;
   /** The shared internal secret, for tests that call a service's internal API. */
   secret: string;
   /** The environment every service was given (before its own extras). */
@@ -41,7 +46,8 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
   /**
    * nginx in front, as `npm run stack` runs it when it can (infra/edge.mjs): /r/ to the
-   * redirect service, the rest to the gateway; `url` is then the edge's.
+   * first redirect instance on its Unix socket (UNIX_SOCKET), the rest to the gateway; `url`
+   * is then the edge's.
    */
   edge?: boolean;
 }
@@ -64,6 +70,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     throw new Error('an edge needs the gateway and the redirect service in the stack');
   }
   const edgePort = options.edge ? await freePort() : undefined;
+  // Where the edge reaches the redirect service, as npm run stack has it: a socket in a
+  // folder of the stack's own, open to nginx's workers (infra/edge.mjs redirectSocketFolder).
+  const socketFolder = options.edge ? mkdtempSync(path.join(tmpdir(), 'shortener-socket-')) : null;
+  if (socketFolder !== null) chmodSync(socketFolder, 0o755);
+  const redirectSocket = socketFolder === null ? null : path.join(socketFolder, 'redirect.sock');
   const publicOrigin = edgePort !== undefined ? `http://127.0.0.1:${edgePort}` : urlOf(gateway);
   let edge: EdgeProcess | undefined;
   const urlVariables = Object.fromEntries(
@@ -93,7 +104,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const first = !instances.has(name);
     instances.set(name, all(name));
     const port = first ? (ports.get(name) ?? (await freePort())) : await freePort();
-    const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...extra };
+    const socket =
+      first && name === 'redirect' && redirectSocket !== null
+        ? { UNIX_SOCKET: redirectSocket }
+        : {};
+    const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...socket, ...extra };
     const service = await startService(name, port, serviceEnv);
     instances.set(name, [...all(name), service]);
     origins.set(service, { name, env: serviceEnv });
@@ -104,6 +119,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!ports.has(gateway)) throw new Error(`${gateway} is not part of this stack`);
       return publicOrigin;
     },
+    redirectSocket: redirectSocket ?? undefined,
     secret,
     env,
     get: (name) => {
@@ -139,6 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           clearTimeout(timer);
         }),
       );
+      if (socketFolder !== null) rmSync(socketFolder, { recursive: true, force: true });
     },
   };
   for (const group of startOrder(names)) {
@@ -152,7 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (edgePort !== undefined) {
     const hostOf = (name: ServiceName) => `127.0.0.1:${ports.get(name)}`;
     try {
-      edge = await startEdge(hostOf('redirect'), hostOf(gateway), edgePort);
+      edge = await startEdge(`unix:${redirectSocket}`, hostOf(gateway), edgePort);
     } catch (error) {
       await stack.stop();
       throw error;

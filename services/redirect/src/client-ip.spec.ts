@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { compileTrustedProxies } from '@shortener/chassis';
-import { clientIp, trustedProxies } from './client-ip';
+import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {
@@ -57,6 +57,42 @@ describe('clientIp', () => {
     expect(clientIp(request('::1', '198.51.100.7'), loopback)).toBe('198.51.100.7');
     expect(clientIp(request('::ffff:127.0.0.1', '2001:db8::7'), loopback)).toBe('2001:db8::7');
     expect(clientIp(request('203.0.113.9', '198.51.100.7'), loopback)).toBe('203.0.113.9');
+  });
+});
+
+describe("clientIpFromEdge (a request on the edge's Unix socket)", () => {
+  /** A Unix socket has no peer address. */
+  function onSocket(forwardedFor?: string): IncomingMessage {
+    return {
+      socket: {},
+      headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+    } as unknown as IncomingMessage;
+  }
+
+  it('believes the address the edge wrote, with no proxy configured', () => {
+    expect(clientIpFromEdge(onSocket('203.0.113.9'), trustedProxies([]))).toBe('203.0.113.9');
+    expect(clientIpFromEdge(onSocket('::ffff:192.0.2.1'), trustedProxies([]))).toBe('192.0.2.1');
+  });
+
+  it('walks the rest of the header as from any trusted proxy', () => {
+    const req = onSocket('6.6.6.6, 198.51.100.7, 10.1.2.3');
+    expect(clientIpFromEdge(req, trustedProxies(['10.0.0.0/8']))).toBe('198.51.100.7');
+    expect(clientIpFromEdge(req, trustedProxies([]))).toBe('10.1.2.3');
+  });
+
+  it('answers unknown when the edge named no usable address', () => {
+    expect(clientIpFromEdge(onSocket(), trustedProxies([]))).toBe('unknown');
+    expect(clientIpFromEdge(onSocket(''), trustedProxies([]))).toBe('unknown');
+    expect(clientIpFromEdge(onSocket('not-an-ip'), trustedProxies([]))).toBe('unknown');
+  });
+
+  it('is what clientIp says for the same header from a trusted peer', () => {
+    const trusted = trustedProxies(['10.0.0.0/8', '127.0.0.1']);
+    for (const header of ['198.51.100.7', '6.6.6.6, 198.51.100.7, 10.0.0.2', '2001:db8::9']) {
+      expect(clientIpFromEdge(onSocket(header), trusted)).toBe(
+        clientIp(request('127.0.0.1', header), trusted),
+      );
+    }
   });
 });
 

@@ -45,11 +45,26 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
  * from anyone else, so a visitor cannot choose the address we record.
  */
 export function clientIp(req: IncomingMessage, trusted: TrustedProxies): string {
-  let address = normalize(req.socket.remoteAddress ?? '');
-  if (!trusted.any || !trusted.has(address)) return address || 'unknown';
+  const peer = normalize(req.socket.remoteAddress ?? '');
+  if (!trusted.any || !trusted.has(peer)) return peer || 'unknown';
+  return forwardedClient(req, peer, trusted);
+}
+
+/**
+ * The visitor's address for a request on the edge's Unix socket (UNIX_SOCKET), which has no
+ * peer address: the edge is the proxy, so its X-Forwarded-For is walked as a trusted proxy's
+ * is; `unknown` when it named no usable address.
+ */
+export function clientIpFromEdge(req: IncomingMessage, trusted: TrustedProxies): string {
+  return forwardedClient(req, 'unknown', trusted);
+}
+
+/** X-Forwarded-For from the right, past trusted proxies; `peer` when it names nobody usable. */
+function forwardedClient(req: IncomingMessage, peer: string, trusted: TrustedProxies): string {
   const header = req.headers['x-forwarded-for'];
-  if (!header) return address;
+  if (!header) return peer;
   const hops = (Array.isArray(header) ? header.join(',') : header).split(',');
+  let address = peer;
   for (let i = hops.length - 1; i >= 0; i -= 1) {
     const hop = normalize((hops[i] ?? '').trim());
     if (isIP(hop) === 0) return address;

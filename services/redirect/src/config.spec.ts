@@ -8,4 +8,17 @@ describe('loadRedirectConfig', () => {
     expect(loadRedirectConfig(required).VISIT_BATCH_MAX).toBe(1000);
     expect(loadRedirectConfig({ ...required, VISIT_BATCH_MAX: '2000' }).VISIT_BATCH_MAX).toBe(2000);
   });
+
+  it('takes a Unix socket only as an absolute path Linux can bind', () => {
+    expect(loadRedirectConfig(required).UNIX_SOCKET).toBeUndefined();
+    expect(
+      loadRedirectConfig({ ...required, UNIX_SOCKET: '/run/shortener/redirect.sock' }).UNIX_SOCKET,
+    ).toBe('/run/shortener/redirect.sock');
+    expect(() => loadRedirectConfig({ ...required, UNIX_SOCKET: 'redirect.sock' })).toThrow(
+      'UNIX_SOCKET: must be an absolute path',
+    );
+    expect(() => loadRedirectConfig({ ...required, UNIX_SOCKET: `/${'x'.repeat(107)}` })).toThrow(
+      'UNIX_SOCKET: must be at most 107 bytes long',
+    );
+  });
 });

@@ -8,6 +8,14 @@ export const redirectConfigShape = {
   /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
   OPS_PORT: env.opsPort(),
   OPS_HOST: env.opsHost(),
+  /**
+   * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (`npm run
+   * stack` puts nginx's /r/ there: no TCP between the two saves about a seventh of a
+   * redirect's CPU). Whoever connects to it is taken for that edge, its X-Forwarded-For
+   * believed: the socket is opened to every local user (nginx's workers may run as another
+   * one), so its folder decides who reaches it.
+   */
+  UNIX_SOCKET: env.socketPath(),
   /** Shared with the other services: signs the resolve calls to the links service. */
   INTERNAL_API_SECRET: env.secret(),
   /** The link cache (the embedded mode passes its in-process one instead). */

@@ -1,4 +1,6 @@
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type ListenOptions } from 'node:net';
 import {
   closingSteps,
   createLogger,
@@ -10,7 +12,7 @@ import {
   type ReadinessCheck,
 } from '@shortener/chassis';
 import { refusedLink, type RedirectAdapters } from './adapters';
-import { clientIp, trustedProxies } from './client-ip';
+import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 import type { RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
 import { redirectMetrics } from './metrics';
@@ -52,6 +54,52 @@ function readinessChecks(adapters: RedirectAdapters, linksUrl: string): Readines
     lookup,
     ...[...cacheChecks, ...adapters.visits.checks].map((check) => ({ ...check, optional: true })),
   ];
+}
+
+function listen(server: Server, where: ListenOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(where, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Whether a server answers on the Unix socket at `path` (false: a file nobody listens on). */
+function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ path });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' ? resolve(false) : reject(error),
+    );
+  });
+}
+
+/**
+ * Listens on the Unix socket at `path`, open to every local user (the edge's workers may run
+ * as another one). A socket an instance left behind when it was killed is replaced; one a
+ * running server answers on, or a file that is not a socket, is an error.
+ */
+async function listenOnSocket(server: Server, path: string): Promise<void> {
+  try {
+    await listen(server, { path });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    if (!lstatSync(path).isSocket()) {
+      throw new Error(`UNIX_SOCKET: ${path} exists and is not a socket`);
+    }
+    if (await socketAnswers(path)) {
+      throw new Error(`UNIX_SOCKET: ${path} is in use: another server answers there`);
+    }
+    rmSync(path, { force: true });
+    await listen(server, { path });
+  }
+  chmodSync(path, 0o666);
 }
 
 export interface RedirectOptions {
@@ -112,13 +160,16 @@ export async function startRedirect({
     onCount: (counter, by) => metrics.queue[counter].inc(by),
   });
 
-  const handleRedirect = createRedirectHandler({
+  const redirectDeps = {
     resolver,
     misses,
     queue: visits,
-    clientIp: (req) => clientIp(req, proxies),
     count: metrics.outcome,
-    onError: (error) => logger.error({ err: error }, 'redirect failed'),
+    onError: (error: unknown) => logger.error({ err: error }, 'redirect failed'),
+  };
+  const handleRedirect = createRedirectHandler({
+    ...redirectDeps,
+    clientIp: (req) => clientIp(req, proxies),
   });
 
   let shuttingDown = false;
@@ -132,30 +183,60 @@ export async function startRedirect({
     config,
     logger,
   );
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    if (url.startsWith('/r/')) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, METHOD_NOT_ALLOWED);
-        res.end('Method not allowed');
-        return;
-      }
-      const query = url.indexOf('?');
-      handleRedirect(req, res, query === -1 ? url.slice(3) : url.slice(3, query));
-      return;
+  /** /r/{code} by GET or HEAD; true when `url` is a redirect's (answered, then). */
+  function redirectRoute(
+    handle: typeof handleRedirect,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+  ): boolean {
+    if (!url.startsWith('/r/')) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, METHOD_NOT_ALLOWED);
+      res.end('Method not allowed');
+      return true;
     }
-    if (ops.handle(req, res)) return;
+    const query = url.indexOf('?');
+    handle(req, res, query === -1 ? url.slice(3) : url.slice(3, query));
+    return true;
+  }
+  function notFound(res: ServerResponse): void {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
     res.end('Not found');
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    if (redirectRoute(handleRedirect, req, res, url) || ops.handle(req, res)) return;
+    notFound(res);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
+  // The edge's own way in: /r/ only (never /readyz or /metrics), its X-Forwarded-For believed.
+  // Bound first, so that a socket in use stops the start-up before anything answers.
+  let edgeServer: Server | undefined;
+  if (config.UNIX_SOCKET !== undefined) {
+    const handleFromEdge = createRedirectHandler({
+      ...redirectDeps,
+      clientIp: (req) => clientIpFromEdge(req, proxies),
+    });
+    edgeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (!redirectRoute(handleFromEdge, req, res, req.url ?? '/')) notFound(res);
+    });
+    await listenOnSocket(edgeServer, config.UNIX_SOCKET);
+  }
+  try {
+    await listen(server, { port: config.PORT, host: config.HOST });
+  } catch (error) {
+    edgeServer?.close();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port }, `redirect listening on port ${port}`);
+  logger.info(
+    { port, socket: config.UNIX_SOCKET },
+    `redirect listening on port ${port}` +
+      (config.UNIX_SOCKET === undefined ? '' : ` and on ${config.UNIX_SOCKET}`),
+  );
   await ops.listen();
 
   const shutdown = onShutdown({
@@ -167,7 +248,14 @@ export async function startRedirect({
         name: 'stop taking requests',
         run: async () => {
           shuttingDown = true;
-          await new Promise<void>((resolve) => server.close(() => resolve()));
+          await Promise.all(
+            [server, edgeServer].map(
+              (listening) =>
+                new Promise<void>((resolve) =>
+                  listening ? listening.close(() => resolve()) : resolve(),
+                ),
+            ),
+          );
         },
       },
       {
