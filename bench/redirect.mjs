@@ -11,8 +11,10 @@
 //       routes), and
 //   (e) the public origin with the gateway as the edge (`npm run stack --no-edge`, or no
 //       nginx installed: then this run is d),
-// over the same hot codes with the same autocannon settings, prints requests/s, p50 and p99
-// for each, the ratios b/a and c/a, and the CPU time every process took during each run.
+// over the same hot codes with the same autocannon settings; a and d alternate, twice each,
+// and the ratios are to the best a (d's of the best d), as in the pinned comparison: the bare
+// server's own rate moves by a quarter from run to run on this machine. Prints requests/s,
+// p50 and p99 for each run, the ratios, and the CPU time every process took during each run.
 // Then it checks that the visits stored by the analytics consumer equal the redirects
 // served, and prints both.
 //
@@ -55,6 +57,8 @@ if (args.only !== undefined && args.only !== 'ad' && args.only !== 'pinned') {
 const serviceEnv = JSON.parse(args['service-env']);
 /** Only a, d and e: the public origin against the bare server, quicker to repeat. */
 const onlyAD = args.only === 'ad';
+/** Rounds of a and d, alternating. */
+const ROUNDS = 2;
 
 function load(url, paths, duration) {
   return autocannon({
@@ -175,10 +179,6 @@ async function main() {
     console.log('\nwhole box (nothing pinned, autocannon):');
     const bare = await bareServer();
     await load(bare.url, paths, 2); // warm-up
-    const a = await measured('a: bare node:http 302', bare.url, paths, {
-      'server under test': bare.pid,
-    });
-    bare.stop();
 
     // Warm-up without counting: its visits are stored too, so count from after it settles.
     await load(redirect.url, paths, 2);
@@ -214,8 +214,9 @@ async function main() {
     if (!onlyAD) b = await counted('b: redirect, analytics on', redirect.url, pids);
 
     // The public origin on one machine, as npm run stack's :8080 is: nginx as the edge (/r/
-    // straight to the redirect service) when there is one, and the gateway as the edge (npm
-    // run stack --no-edge) beside it; analytics on as in b, before c leaves it a backlog.
+    // straight to the redirect service, on its Unix socket) when there is one, and the gateway
+    // as the edge (npm run stack --no-edge) beside it; analytics on as in b, before c leaves
+    // it a backlog.
     const edge =
       nginx === null
         ? null
@@ -230,25 +231,35 @@ async function main() {
       gateway: stack.get('gateway').child.pid,
       edge: (p) => p.comm === 'nginx',
     };
-    let d;
-    let e;
+    if (edge === null) {
+      console.log('no nginx here (Debian: apt-get install nginx): d is through the gateway');
+    }
+    // a and d alternate, ROUNDS of each, and the ratio is of the best of each, as in the
+    // pinned comparison: the bare server's own rate moves by a quarter between runs here.
+    const aRuns = [];
+    const dRuns = [];
     try {
-      if (edge !== null) {
-        await load(edge.url, paths, 2); // warm-up: nginx's connections to the redirect service
-        d = await counted('d: public origin (nginx edge), analytics on', edge.url, publicPids);
-      } else {
-        console.log('no nginx here (Debian: apt-get install nginx): d is through the gateway');
+      if (edge !== null) await load(edge.url, paths, 2); // warm-up: nginx's connections
+      for (let round = 1; round <= ROUNDS; round += 1) {
+        aRuns.push(
+          await measured(`a${round}: bare node:http 302`, bare.url, paths, {
+            'server under test': bare.pid,
+          }),
+        );
+        dRuns.push(
+          edge === null
+            ? await counted(`d${round}: public origin (gateway as edge)`, stack.url, publicPids)
+            : await counted(`d${round}: public origin (nginx edge)`, edge.url, publicPids),
+        );
       }
     } finally {
+      bare.stop();
       await edge?.stop();
     }
-    const through = await counted(
-      `${edge === null ? 'd' : 'e'}: public origin (gateway as edge), analytics on`,
-      stack.url,
-      publicPids,
-    );
-    if (d === undefined) d = through;
-    else e = through;
+    const e =
+      edge === null
+        ? undefined
+        : await counted('e: public origin (gateway as edge)', stack.url, publicPids);
 
     let c;
     if (!onlyAD) {
@@ -260,22 +271,27 @@ async function main() {
       }
     }
 
-    const runs = Object.entries({ a, b, c, d, e }).filter(([, run]) => run !== undefined);
-    console.table(runs.map(([, run]) => run.result));
-    if (b) console.log(`ratio b/a (requests/s): ${(b.result.rps / a.result.rps).toFixed(2)}`);
-    if (c) console.log(`ratio c/a (requests/s): ${(c.result.rps / a.result.rps).toFixed(2)}`);
+    const best = (runs) => runs.reduce((top, run) => (run.result.rps > top.result.rps ? run : top));
+    const a = best(aRuns);
+    const d = best(dRuns);
+    const runs = [
+      ...aRuns.flatMap((run, i) => [run, dRuns[i]]),
+      ...[b, e, c].filter((run) => run !== undefined),
+    ];
+    console.log('(analytics on in every run but c)');
+    console.table(runs.map((run) => run.result));
+    const ratio = (run) => (run.result.rps / a.result.rps).toFixed(2);
+    if (b) console.log(`ratio b/a (requests/s): ${ratio(b)}`);
+    if (c) console.log(`ratio c/a (requests/s): ${ratio(c)}`);
     console.log(
-      `ratio d/a (requests/s): ${(d.result.rps / a.result.rps).toFixed(2)} (public origin; goal >= 0.3)`,
+      `ratio d/a (requests/s, best of ${ROUNDS} each): ${ratio(d)} (public origin; goal >= 0.3); ` +
+        `round by round: ${aRuns.map((run, i) => (dRuns[i].result.rps / run.result.rps).toFixed(2)).join(', ')}`,
     );
-    if (e) {
-      console.log(
-        `ratio e/a (requests/s): ${(e.result.rps / a.result.rps).toFixed(2)} (the gateway as the edge)`,
-      );
-    }
+    if (e) console.log(`ratio e/a (requests/s): ${ratio(e)} (the gateway as the edge)`);
     // Where the two cores went: the ratio is as much about who shares them as about the code.
-    for (const [run, { result, cpu }] of runs) {
+    for (const { result, cpu } of runs) {
       console.log(
-        `CPU during run ${run} (${seconds} s, ${2 * seconds} core-seconds on two cores):`,
+        `CPU during ${result.name} (${seconds} s, ${2 * seconds} core-seconds on two cores):`,
       );
       console.table(cpuTable(cpu, result.served));
     }
@@ -297,8 +313,7 @@ async function main() {
     }
     const metrics = await (await fetch(`${redirect.url}/metrics`)).text();
     const dropped = /visit_events_dropped_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? '?';
-    const named = runs.slice(1).map(([run]) => run);
-    console.log(`redirects served (${named.join(' + ')}, with warm-ups): ${served}`);
+    console.log(`redirects served (every run but a's, with warm-ups): ${served}`);
     console.log(
       `visits stored:            ${stored} (all stored ${((Date.now() - began) / 1000).toFixed(1)} s after the load ended; dropped by the queue: ${dropped})`,
     );
