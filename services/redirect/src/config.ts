@@ -10,10 +10,10 @@ export const redirectConfigShape = {
   OPS_HOST: env.opsHost(),
   /**
    * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (`npm run
-   * stack` puts nginx's /r/ there: no TCP between the two saves about a seventh of a
-   * redirect's CPU). Whoever connects to it is taken for that edge, its X-Forwarded-For
-   * believed: the socket is opened to every local user (nginx's workers may run as another
-   * one), so its folder decides who reaches it.
+   * stack` puts nginx's /r/ there: no TCP between the two spares 4-6 us of CPU a redirect).
+   * Whoever connects to it is taken for that edge, its X-Forwarded-For believed: the socket
+   * is opened to every local user (nginx's workers may run as another one), so its folder
+   * decides who reaches it.
    */
   UNIX_SOCKET: env.socketPath(),
   /** Shared with the other services: signs the resolve calls to the links service. */
