@@ -177,7 +177,7 @@ async function main() {
   }
   console.log(
     `Stack starting: http://localhost:${publicPort} (nginx as the edge: /r/ to the redirect ` +
-      'service, the rest to the gateway). Ctrl-C stops it.',
+      'service on its Unix socket, the rest to the gateway). Ctrl-C stops it.',
   );
 }
 
