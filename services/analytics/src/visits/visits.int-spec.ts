@@ -4,9 +4,7 @@ import { InternalClient } from '@shortener/chassis';
 import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
-  VISITS_DLQ_TOPIC,
   VISITS_PAGE_DEFAULT,
-  VISITS_TOPIC,
   internalApi,
   internalErrorSchema,
   type VisitEvent,
@@ -24,9 +22,16 @@ import {
 } from '@shortener/testkit';
 
 // The built service as its own process, on the real PostgreSQL and Kafka: events produced to
-// `visits` come out of its internal API. Codes are random per test, so runs never collide.
+// its visits topic come out of its internal API. Codes are random per test, so runs never
+// collide. The topics are this run's own: on the shared `visits` topic every other suite's
+// analytics (each its own consumer group) would dead-letter this suite's bad messages too, and
+// the dead-letter test would see them two, four or six times.
 
 const SECRET = randomUUID().replace(/-/g, '');
+const RUN = randomUUID().slice(0, 8);
+const TOPIC = `visits-int-${RUN}`;
+const DLQ_TOPIC = `visits.dlq-int-${RUN}`;
+const GROUP = `analytics-int-test-${RUN}`;
 const CHROME_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
@@ -60,7 +65,7 @@ describe('analytics service', () => {
 
   async function produce(key: string, values: Array<VisitEvent | string>): Promise<void> {
     await producer.send({
-      topic: VISITS_TOPIC,
+      topic: TOPIC,
       messages: values.map((value) => ({
         key,
         value: typeof value === 'string' ? value : JSON.stringify(value),
@@ -90,20 +95,28 @@ describe('analytics service', () => {
   }
 
   beforeAll(async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: TOPIC, numPartitions: 2 },
+        { topic: DLQ_TOPIC, numPartitions: 1 },
+      ],
+    });
+    await admin.disconnect();
     service = await startService('analytics', await freePort(), {
       DATABASE_URL: testServers.databaseUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
-      KAFKA_CONSUMER_GROUP: 'analytics-int-test',
+      KAFKA_CONSUMER_GROUP: GROUP,
+      VISITS_TOPIC: TOPIC,
+      VISITS_DLQ_TOPIC: DLQ_TOPIC,
       INTERNAL_API_SECRET: SECRET,
     });
     client = new InternalClient('analytics', service.url, SECRET);
     producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    deadLetters = await readTopic(
-      kafka,
-      VISITS_DLQ_TOPIC,
-      `analytics-int-test-dlq-${randomUUID()}`,
-    );
+    deadLetters = await readTopic(kafka, DLQ_TOPIC, `analytics-int-test-dlq-${RUN}`);
     await waitFor(async () => (await fetch(`${service.url}/readyz`)).status === 200, {
       what: 'analytics ready',
       timeoutMs: 30_000,
@@ -114,10 +127,12 @@ describe('analytics service', () => {
     await deadLetters?.stop();
     await producer?.disconnect();
     await service?.stop('SIGKILL');
-    // The dead-letter reader's group is for this run only; leave no trace on the shared broker.
+    // This run's topics and groups: leave no trace on the shared broker.
     const admin = kafka.admin();
     await admin.connect();
-    if (deadLetters) await admin.deleteGroups([deadLetters.groupId]).catch(() => undefined);
+    const groups = [GROUP, ...(deadLetters ? [deadLetters.groupId] : [])];
+    await admin.deleteGroups(groups).catch(() => undefined);
+    await admin.deleteTopics({ topics: [TOPIC, DLQ_TOPIC] }).catch(() => undefined);
     await admin.disconnect();
   });
 
