@@ -140,6 +140,10 @@ async function main() {
         ...JSON.parse(args['redirect-env']),
       },
     },
+  }).catch((error) => {
+    // A service that would not start (a bad --redirect-env, say) leaves no folder behind.
+    socket?.remove();
+    throw error;
   });
   try {
     await whenReady(stack, ['links', 'analytics', 'redirect', 'gateway']);
