@@ -74,7 +74,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // folder of the stack's own, open to nginx's workers (infra/edge.mjs redirectSocketFolder).
   const socketFolder = options.edge ? mkdtempSync(path.join(tmpdir(), 'shortener-socket-')) : null;
   if (socketFolder !== null) chmodSync(socketFolder, 0o755);
-  const redirectSocket = socketFolder === null ? null : path.join(socketFolder, 'redirect.sock');
+  const redirectSocket =
+    socketFolder === null ? undefined : path.join(socketFolder, 'redirect.sock');
   const publicOrigin = edgePort !== undefined ? `http://127.0.0.1:${edgePort}` : urlOf(gateway);
   let edge: EdgeProcess | undefined;
   const urlVariables = Object.fromEntries(
@@ -105,7 +106,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     instances.set(name, all(name));
     const port = first ? (ports.get(name) ?? (await freePort())) : await freePort();
     const socket =
-      first && name === 'redirect' && redirectSocket !== null
+      first && name === 'redirect' && redirectSocket !== undefined
         ? { UNIX_SOCKET: redirectSocket }
         : {};
     const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...socket, ...extra };
@@ -119,7 +120,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!ports.has(gateway)) throw new Error(`${gateway} is not part of this stack`);
       return publicOrigin;
     },
-    redirectSocket: redirectSocket ?? undefined,
+    redirectSocket,
     secret,
     env,
     get: (name) => {

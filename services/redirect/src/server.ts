@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type ListenOptions } from 'node:net';
@@ -56,14 +57,10 @@ function readinessChecks(adapters: RedirectAdapters, linksUrl: string): Readines
   ];
 }
 
-function listen(server: Server, where: ListenOptions): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(where, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+/** Listens at `where`; rejects with the server's error (EADDRINUSE...) if it cannot. */
+async function listen(server: Server, where: ListenOptions): Promise<void> {
+  server.listen(where);
+  await once(server, 'listening');
 }
 
 /** Whether a server answers on the Unix socket at `path` (false: a file nobody listens on). */

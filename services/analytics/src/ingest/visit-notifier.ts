@@ -40,9 +40,14 @@ function rowsByLink(rows: readonly VisitRow[]): Map<string, VisitRow[]> {
   return byLink;
 }
 
+/** One link's stored rows as its live notice. */
+function noticeOf(urlID: string, rows: readonly VisitRow[]): StoredVisits {
+  return { urlID, visits: rows.map(liveVisit) };
+}
+
 /** The rows inserted by one transaction, one notice per link. */
 export function noticesOf(rows: readonly VisitRow[]): StoredVisits[] {
-  return [...rowsByLink(rows)].map(([urlID, visits]) => ({ urlID, visits: visits.map(liveVisit) }));
+  return [...rowsByLink(rows)].map(([urlID, visits]) => noticeOf(urlID, visits));
 }
 
 /**
@@ -82,7 +87,7 @@ export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNo
             sent();
             links.forEach((urlID, at) => {
               if (Number(counts[2 * at + 1]) === 0) return;
-              const notice: StoredVisits = { urlID, visits: byLink.get(urlID)!.map(liveVisit) };
+              const notice = noticeOf(urlID, byLink.get(urlID)!);
               redis.publish(storedVisitsChannel(urlID), JSON.stringify(notice)).then(sent, failed);
             });
           })
@@ -105,8 +110,7 @@ export class InProcessLiveVisits implements VisitNotifier {
   stored(rows: readonly VisitRow[]): void {
     for (const [urlID, visits] of rowsByLink(rows)) {
       if (this.events.listenerCount(urlID) === 0) continue;
-      const notice: StoredVisits = { urlID, visits: visits.map(liveVisit) };
-      this.events.emit(urlID, notice);
+      this.events.emit(urlID, noticeOf(urlID, visits));
     }
   }
 
