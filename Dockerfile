@@ -105,6 +105,9 @@ COPY --from=build /image/ /app/
 # Runs in its service's folder. The migration Job runs node /app/services/<name>/dist/migrate.js
 # in the same image.
 WORKDIR /app/services/${SERVICE}
+# The redirect's visit spool (VISIT_SPOOL_DIR): a volume mounted here starts as this folder,
+# the node user's own.
+RUN mkdir -p /var/spool/visits && chown 1000:1000 /var/spool/visits && chmod 700 /var/spool/visits
 # The image's `node` user, by number so that Kubernetes can check runAsNonRoot.
 USER 1000:1000
 EXPOSE ${PORT}

@@ -17,6 +17,7 @@ export default tseslint.config(
       '.infra/**',
       '.data/**',
       'artifacts/**',
+      '.cache/**',
     ],
   },
   js.configs.recommended,
@@ -63,7 +64,7 @@ export default tseslint.config(
   },
   {
     // The embedded mode's host is the one place that composes the services in one process;
-    // nothing imports it, and it never reaches into a service's source, only its start().
+    // nothing imports it, and it never reaches into a service's source, only its exported service.
     files: ['services/embedded/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },

@@ -24,12 +24,17 @@
 //                           [--service-env '{"gateway": {"NODE_OPTIONS": "..."}}']  (any service)
 //                           [--only pinned]  (the pinned comparison alone)
 //                           [--only ad]  (only a, d and e: no pinned comparison, no b or c)
+//                           [--no-spool]  (the redirect without its visit spool, to compare)
+// The redirect runs with a visit spool (VISIT_SPOOL_DIR, in a folder of its own), as deployed.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { InternalClient } from '../packages/chassis/dist/index.js';
-import { findNginx, redirectSocketFolder, startEdge } from '../infra/edge.mjs';
+import { findNginx, socketFolder, startEdge } from '../infra/edge.mjs';
 import { pinnedComparison } from './pinned.mjs';
 import { cpuMeter, rssPeak, stackGroups } from './proc.mjs';
 import { createLink, whenReady } from './stack.mjs';
@@ -44,6 +49,7 @@ const { values: args } = parseArgs({
     'service-env': { type: 'string', default: '{}' },
     /** `pinned`: the pinned comparison only; `ad`: runs a, d and e only. */
     only: { type: 'string' },
+    'no-spool': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.seconds);
@@ -127,7 +133,9 @@ async function main() {
   );
   // The edge reaches the redirect service on its Unix socket, as in npm run stack.
   const nginx = findNginx();
-  const socket = nginx === null ? null : redirectSocketFolder();
+  const socket = nginx === null ? null : socketFolder();
+  const spool = args['no-spool'] ? null : mkdtempSync(path.join(tmpdir(), 'bench-visit-spool-'));
+  console.log(spool ? `visit spool: ${spool}` : 'no visit spool (--no-spool)');
   const stack = await startStack({
     // The gateway (and auth, which it needs) for the public origin's figure.
     services: ['analytics', 'links', 'auth', 'redirect', 'gateway'],
@@ -135,7 +143,8 @@ async function main() {
     serviceEnv: {
       ...serviceEnv,
       redirect: {
-        ...(socket ? { UNIX_SOCKET: socket.path } : {}),
+        ...(socket ? { UNIX_SOCKET: socket.redirect } : {}),
+        ...(spool ? { VISIT_SPOOL_DIR: spool } : {}),
         ...serviceEnv.redirect,
         ...JSON.parse(args['redirect-env']),
       },
@@ -143,6 +152,7 @@ async function main() {
   }).catch((error) => {
     // A service that would not start (a bad --redirect-env, say) leaves no folder behind.
     socket?.remove();
+    if (spool) rmSync(spool, { recursive: true, force: true });
     throw error;
   });
   try {
@@ -226,7 +236,7 @@ async function main() {
         ? null
         : await startEdge({
             port: await freePort(),
-            redirect: `unix:${socket.path}`,
+            redirect: `unix:${socket.redirect}`,
             gateway: new URL(stack.url).host,
             nginx,
           });
@@ -325,6 +335,7 @@ async function main() {
   } finally {
     await stack.stop();
     socket?.remove();
+    if (spool) rmSync(spool, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,8 @@
 // Stats benchmark (a measurement, not a test). In one run on this machine:
 //   1. ingest with the stats rollups: a backlog of visit events for one link (spread over 30
 //      days, 50 User-Agents, 500 addresses in many countries, a few referrers) on a topic of
-//      its own, consumed by a fresh analytics service: visits stored per second;
+//      its own, consumed by a fresh analytics service: visits stored per second, and the
+//      service's CPU time a visit;
 //   2. beside it, the baseline: the same number of rows written into a plain table by raw
 //      multi-row INSERTs (the consumer's chunk size, one connection, no rollups, no checks);
 //      the ratio of the two;
@@ -10,22 +11,31 @@
 // Nothing is pinned: PostgreSQL does the work in both parts; figures are for this machine.
 //
 //   npm run build && npm run infra:up -- --db shortener_test
-//   node bench/stats.mjs [--events 1000000] [--calls 200]
+//   node bench/stats.mjs [--events 1000000] [--calls 200] [--format records|json]
+//   --format records (the default) packs the visits as the redirect service sends them (its own
+//   publisher); json sends one event a message, as versions before the packed records did.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import pg from 'pg';
 import { InternalClient } from '../packages/chassis/dist/index.js';
-import { internalApi } from '../packages/contracts/dist/index.js';
+import { encodeVisits, internalApi } from '../packages/contracts/dist/index.js';
+import { KafkaVisitPublisher } from '../services/redirect/dist/visit-publishers.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
+import { cpuMeter } from './proc.mjs';
 import { rawInsert } from './raw-insert.mjs';
 
 const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '1000000' },
     calls: { type: 'string', default: '200' },
+    /** `records`: packed as the redirect service sends them; `json`: one event a message (before). */
+    format: { type: 'string', default: 'records' },
   },
 });
+if (!['records', 'json'].includes(args.format)) {
+  throw new Error(`--format records or --format json, not ${args.format}`);
+}
 const EVENTS = Number(args.events);
 const CALLS = Number(args.calls);
 const DAY = 86_400_000;
@@ -76,13 +86,22 @@ async function produce(kafka, topic) {
     createPartitioner: Partitioners.DefaultPartitioner,
   });
   await producer.connect();
+  // The topic's six partitions; every visit is of one link, so all go to one of them.
+  const packed = new KafkaVisitPublisher(producer, () => 6, { topic });
   const now = Date.now();
   for (let sent = 0; sent < EVENTS; sent += 2000) {
-    const messages = Array.from({ length: Math.min(2000, EVENTS - sent) }, (_, j) => ({
-      key: code,
-      value: JSON.stringify(event(sent + j, now)),
-    }));
-    await producer.send({ topic, acks: -1, messages });
+    const events = Array.from({ length: Math.min(2000, EVENTS - sent) }, (_, j) =>
+      event(sent + j, now),
+    );
+    if (args.format === 'json') {
+      const messages = events.map((value) => ({ key: code, value: JSON.stringify(value) }));
+      await producer.send({ topic, acks: -1, messages });
+    } else {
+      const runs = [];
+      for (let at = 0; at < events.length; at += 1000)
+        runs.push(encodeVisits(events.slice(at, at + 1000)));
+      await packed.publish(runs);
+    }
   }
   await producer.disconnect();
 }
@@ -99,7 +118,9 @@ async function main() {
   await admin.connect();
   const topic = `bench.visits.${randomUUID().slice(0, 8)}`;
   await admin.createTopics({ topics: [{ topic, numPartitions: 6 }], waitForLeaders: true });
-  console.log(`stats benchmark: ${EVENTS} visits of one link (${code}) over 30 days`);
+  console.log(
+    `stats benchmark: ${EVENTS} visits of one link (${code}) over 30 days, ${args.format === 'json' ? 'one JSON event a message' : 'packed records'}`,
+  );
   await produce(kafka, topic);
 
   const stack = await startStack({
@@ -117,15 +138,20 @@ async function main() {
   try {
     await waitFor(async () => (await count()) > 0, { timeoutMs: 120_000, what: 'first visits' });
     const start = { at: Date.now(), n: await count() };
+    const pid = stack.get('analytics').child.pid;
+    const meter = cpuMeter([['analytics', (p) => p.pid === pid]]);
     await waitFor(async () => (await count()) >= EVENTS, {
       timeoutMs: 30 * 60_000,
       intervalMs: 1000,
       what: 'every visit stored',
     });
     const ingestRate = (EVENTS - start.n) / ((Date.now() - start.at) / 1000);
+    const analyticsCpu = meter().analytics;
     const now = Date.now();
     const rawRate = await rawInsert(db, EVENTS, (i) => event(i, now));
-    console.log(`1. ingest with rollups: ${Math.round(ingestRate)} visits/s`);
+    console.log(
+      `1. ingest with rollups: ${Math.round(ingestRate)} visits/s; the consumer's CPU ${((analyticsCpu * 1e6) / (EVENTS - start.n)).toFixed(1)} µs a visit`,
+    );
     console.log(`2. raw multi-row insert, same rows: ${Math.round(rawRate)} rows/s`);
     console.log(`   ratio ingest / raw: ${(ingestRate / rawRate).toFixed(2)} (goal >= 0.5)`);
 

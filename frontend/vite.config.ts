@@ -6,6 +6,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { repositoryWebUrl } from './src/lib/repository-url';
 import { initialJsBudget } from './vite/initial-js-budget';
+import { prerenderHome } from './vite/prerender-home';
 import { webContracts } from './vite/web-contracts';
 
 const BACKEND = 'http://localhost:8080';
@@ -23,7 +24,8 @@ const REPOSITORY_URL = repositoryWebUrl(
 function gzipSizeReport(): Plugin {
   return {
     name: 'gzip-size-report',
-    apply: 'build',
+    // The client's files only, not the prerender's own build (vite/prerender-home.ts).
+    apply: (_config, env) => env.command === 'build' && !env.isSsrBuild,
     writeBundle(_options, bundle) {
       const rows = Object.values(bundle)
         .filter((file) => /\.(js|css|html)$/.test(file.fileName))
@@ -51,7 +53,7 @@ function gzipSizeReport(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [webContracts(), react(), gzipSizeReport(), initialJsBudget()],
+  plugins: [webContracts(), react(), prerenderHome(), gzipSizeReport(), initialJsBudget()],
   define: { __REPOSITORY_URL__: JSON.stringify(REPOSITORY_URL) },
   resolve: {
     alias: [

@@ -8,20 +8,13 @@
 //     reaches the redirect service on its Unix socket (its UNIX_SOCKET), as `npm run stack` does
 //
 // `npm run stack` and the benchmarks start it through startEdge(). nginx comes from the
-// system (Debian: apt-get install nginx); findNginx() says whether there is one.
+// system (Debian: apt-get install nginx); findNginx() says whether there is one. Its error
+// lines go out through infra/edge/redact-queries.awk (awk is POSIX's): no query strings.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +22,8 @@ import { InfraError } from './lib/errors.mjs';
 import { INFRA_DIR } from './lib/paths.mjs';
 
 export const EDGE_TEMPLATE = path.join(INFRA_DIR, 'edge', 'shortener.conf.template');
+/** What nginx's error lines pass through on their way out (no query strings). */
+export const EDGE_LOG_FILTER = path.join(INFRA_DIR, 'edge', 'redact-queries.awk');
 
 /** The names the template takes (the environment's, in the nginx image). */
 const TEMPLATE_NAMES = ['EDGE_PORT', 'REDIRECT_UPSTREAM', 'GATEWAY_UPSTREAM'];
@@ -58,18 +53,29 @@ export function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 
 }
 
 /**
- * A folder of its own for the redirect service's Unix socket (its UNIX_SOCKET; the edge's
- * upstream `unix:<path>`): on one machine the edge reaches the service there, without TCP.
- * Open to all, as nginx's workers run as another user when it is started as root; the
- * loopback port beside it is no less open. `remove()` deletes it.
+ * A folder of its own for the services' Unix sockets, where on one machine the edge reaches
+ * them without TCP: the redirect service's (its UNIX_SOCKET, the edge's upstream
+ * `unix:<path>` and the gateway's REDIRECT_SOCKET) and the gateway's (its UNIX_SOCKET).
+ * Whoever connects there is believed about a visitor's address, so only this user may: the
+ * folder is 0700 (mkdtemp), the services make their sockets 0600, and nginx's workers run as
+ * this user (startEdge). `remove()` deletes it.
  */
-export function redirectSocketFolder() {
+export function socketFolder() {
   const dir = mkdtempSync(path.join(tmpdir(), 'shortener-socket-'));
-  chmodSync(dir, 0o755);
   return {
-    path: path.join(dir, 'redirect.sock'),
+    redirect: path.join(dir, 'redirect.sock'),
+    gateway: path.join(dir, 'gateway.sock'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * nginx started as root runs its workers as `nobody` unless told otherwise: as this user
+ * instead, the only one that may open the services' sockets (socketFolder). Started as
+ * another user it cannot switch, and runs them as itself.
+ */
+function workerUser() {
+  return process.getuid?.() === 0 ? `user ${userInfo().username};\n` : '';
 }
 
 /** nginx's own settings around the shared server block: everything in `dir`, nothing global. */
@@ -78,7 +84,7 @@ function mainConfig(dir) {
   return `# Written by infra/edge.mjs for one run; the routing is in shortener.conf.
 # One worker: on one machine the edge's share is small beside the services behind it.
 worker_processes 1;
-daemon off;
+${workerUser()}daemon off;
 pid ${path.join(dir, 'nginx.pid')};
 error_log stderr warn;
 events {
@@ -134,10 +140,9 @@ export async function startEdge({
   if (nginx === null) {
     throw new InfraError('edge: no nginx found (Debian: apt-get install nginx; or set NGINX_PATH)');
   }
+  // This user's alone (mkdtemp: 0700), as are nginx's workers (workerUser).
   const dir = mkdtempSync(path.join(tmpdir(), 'shortener-edge-'));
-  // Started as root, nginx runs its worker as an unprivileged user, which must reach here.
-  chmodSync(dir, 0o755);
-  mkdirSync(path.join(dir, 'temp'), { mode: 0o755 });
+  mkdirSync(path.join(dir, 'temp'), { mode: 0o700 });
   writeFileSync(
     path.join(dir, 'shortener.conf'),
     renderEdgeConfig({
@@ -147,9 +152,16 @@ export async function startEdge({
     }),
   );
   writeFileSync(path.join(dir, 'nginx.conf'), mainConfig(dir));
-  const child = spawn(nginx, ['-p', dir, '-e', 'stderr', '-c', path.join(dir, 'nginx.conf')], {
-    stdio,
+  // nginx's stderr (its error log) goes through the filter, whose output goes where the
+  // caller asked for nginx's; read from `child.stderr` when piped. It ends when nginx does.
+  const filter = spawn('awk', ['-f', EDGE_LOG_FILTER], {
+    stdio: ['pipe', stdio[2] === 'inherit' ? process.stderr : stdio[2], 'inherit'],
   });
+  const child = spawn(nginx, ['-p', dir, '-e', 'stderr', '-c', path.join(dir, 'nginx.conf')], {
+    stdio: [stdio[0], stdio[1], filter.stdin],
+  });
+  filter.stdin.destroy();
+  child.stderr = filter.stdout;
   // What it says while starting (a port in use, say) goes into the error if it fails.
   let startup = '';
   const heard = (chunk) => (startup += chunk.toString());
@@ -164,6 +176,10 @@ export async function startEdge({
   child.once('error', (error) => {
     exit = `could not start (${error.message})`;
     remove();
+  });
+  filter.once('error', (error) => {
+    exit = `could not start its log filter (awk: ${error.message})`;
+    child.kill('SIGKILL');
   });
   const stop = async () => {
     if (exit !== null) return;

@@ -5,13 +5,17 @@
 // without nginx, or with `--no-edge`, the gateway is the edge and forwards /r/ itself).
 // Ctrl-C stops the services, then the servers this run started (not ones that were already
 // running); `npm run stack -- --keep-infra` leaves those up for the next run.
-// Configuration comes from the environment.
+// Configuration comes from the environment. Only the edge is believed about a visitor's
+// address: it reaches the services on Unix sockets only this user can open (socketFolder),
+// and no service believes X-Forwarded-For on its port unless TRUSTED_PROXIES names proxies
+// in front of the stack.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findNginx, redirectSocketFolder, startEdge } from '../infra/edge.mjs';
+import { findNginx, socketFolder, startEdge } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { buildProduct } from './lib/build.mjs';
 import { prefixOutput } from './lib/processes.mjs';
@@ -26,6 +30,8 @@ const nginx = process.argv.includes('--no-edge') ? null : findNginx();
 // edge in front, PORT is the edge's and the gateway listens on loopback at GATEWAY_PORT.
 const { services } = JSON.parse(readFileSync(path.join(root, 'services', 'services.json'), 'utf8'));
 const publicPort = Number(env.PORT ?? services.find((service) => service.public).port);
+// Where the edge (nginx, or else the gateway) listens; the rest listen on loopback.
+const publicHost = env.HOST ?? '0.0.0.0';
 const BEHIND_EDGE_PORT = 7005;
 const portOf = (service) => {
   if (!service.public) return Number(env[`${service.name.toUpperCase()}_PORT`] ?? service.port);
@@ -58,6 +64,38 @@ function nodeArgs(name) {
   return nodeConfig(name).nodeArgs?.split(/\s+/).filter(Boolean) ?? [];
 }
 
+/** Whether every address `host` names is a loopback one: only this machine can reach it. */
+async function onLoopbackOnly(host, isLoopbackAddress) {
+  try {
+    const addresses = await lookup(host, { all: true });
+    return addresses.every(({ address }) => isLoopbackAddress(address));
+  } catch {
+    return false; // a name that does not resolve: nginx or the gateway will say so
+  }
+}
+
+/**
+ * Who may sign in, by the rule services/embedded/src/sign-in.ts keeps for the stack
+ * (chooseStackSignIn): the local sign-in only when asked for, on loopback only; refused
+ * beyond it, before anything starts.
+ */
+async function chooseSignIn() {
+  const rules = await import(path.join(root, 'services', 'embedded', 'dist', 'sign-in.js'));
+  try {
+    return rules.chooseStackSignIn({
+      googleConfigured: Boolean(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET),
+      loopbackOnly: await onLoopbackOnly(publicHost, rules.isLoopbackAddress),
+      host: publicHost,
+      LOCAL_SIGN_IN: env.LOCAL_SIGN_IN,
+      NODE_ENV: env.NODE_ENV,
+    });
+  } catch (error) {
+    if (!(error instanceof rules.SignInRefused)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
 async function main() {
   // What the stack serves, as `npm start` builds it: the services and, if missing, the web app.
   console.log('Building...');
@@ -65,6 +103,7 @@ async function main() {
     console.error('The build failed; see the errors above.');
     process.exit(1);
   }
+  const signIn = await chooseSignIn();
   let started;
   try {
     started = await up();
@@ -73,9 +112,10 @@ async function main() {
     process.exit(1);
   }
 
-  // With nginx in front, the redirect service answers /r/ on a Unix socket too, where the
-  // edge reaches it without TCP (its loopback port stays, for the gateway and health checks).
-  const redirectSocket = nginx === null ? null : redirectSocketFolder();
+  // The redirect service answers /r/ on a Unix socket too, where the edge (nginx, and the
+  // gateway) reaches it without TCP; with nginx the gateway has one too. Their loopback ports
+  // stay, for health checks, and believe no one's X-Forwarded-For.
+  const sockets = socketFolder();
   const children = new Map();
   let stopping = false;
   const stopAll = (code) => {
@@ -88,7 +128,7 @@ async function main() {
     }, 30_000);
     force.unref();
     const finish = async () => {
-      redirectSocket?.remove();
+      sockets.remove();
       if (!keepInfra) {
         try {
           await down({ only: started });
@@ -119,16 +159,31 @@ async function main() {
         NODE_OPTIONS: nodeOptions(name),
         // Where browsers reach the gateway (sign-in callbacks, cookies); GOOGLE_* pass as given.
         PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? `http://localhost:${publicPort}`,
-        // The edge (nginx, or the gateway) passes requests on from loopback.
-        TRUSTED_PROXIES: env.TRUSTED_PROXIES ?? '127.0.0.1,::1',
+        LOCAL_SIGN_IN: String(signIn.kind === 'local'),
+        // Proxies the operator puts in front of the stack, for the gateway; none by default:
+        // loopback here would let any local program name any address. The edge's sockets
+        // are believed instead.
+        TRUSTED_PROXIES: service.public ? (env.TRUSTED_PROXIES ?? '') : '',
         PORT: String(ports[name]),
         // Only the edge faces the network (nginx, or else the gateway); the rest listen on
         // loopback.
-        HOST: service.public && nginx === null ? (env.HOST ?? '0.0.0.0') : '127.0.0.1',
+        HOST: service.public && nginx === null ? publicHost : '127.0.0.1',
         // /readyz and /metrics answer loopback callers on each service's port; OPS_PORT, if
         // given, moves the public service's to that port (one port cannot serve five processes).
         OPS_PORT: service.public ? (env.OPS_PORT ?? '') : '',
-        ...(name === 'redirect' && redirectSocket ? { UNIX_SOCKET: redirectSocket.path } : {}),
+        ...(name === 'redirect'
+          ? {
+              UNIX_SOCKET: sockets.redirect,
+              // Visits wait here too, so a crashed redirect's reach Kafka at its next start.
+              VISIT_SPOOL_DIR: env.VISIT_SPOOL_DIR ?? path.join(root, '.data', 'visit-spool'),
+            }
+          : {}),
+        ...(service.public
+          ? {
+              REDIRECT_SOCKET: sockets.redirect,
+              ...(nginx === null ? {} : { UNIX_SOCKET: sockets.gateway }),
+            }
+          : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -142,22 +197,22 @@ async function main() {
       }
     });
   }
+  const signInLine = `Sign-in: ${signIn.why}.`;
   if (nginx === null) {
     console.log(
       `Stack starting: http://localhost:${publicPort}, the gateway as the edge ` +
-        `(${process.argv.includes('--no-edge') ? '--no-edge' : 'no nginx found; Debian: apt-get install nginx'}). Ctrl-C stops it.`,
+        `(${process.argv.includes('--no-edge') ? '--no-edge' : 'no nginx found; Debian: apt-get install nginx'}). Ctrl-C stops it.\n${signInLine}`,
     );
     return;
   }
-  // The edge, as the Ingress: /r/ to the redirect service, the rest to the gateway; until
-  // they listen, it answers 502.
-  const host = (name) => `127.0.0.1:${ports[name]}`;
+  // The edge, as the Ingress: /r/ to the redirect service, the rest to the gateway, both on
+  // their sockets; until they listen, it answers 502.
   try {
     const edge = await startEdge({
       port: publicPort,
-      host: env.HOST ?? '0.0.0.0',
-      redirect: `unix:${redirectSocket.path}`,
-      gateway: host(services.find((service) => service.public).name),
+      host: publicHost,
+      redirect: `unix:${sockets.redirect}`,
+      gateway: `unix:${sockets.gateway}`,
       nginx,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -177,7 +232,7 @@ async function main() {
   }
   console.log(
     `Stack starting: http://localhost:${publicPort} (nginx as the edge: /r/ to the redirect ` +
-      'service on its Unix socket, the rest to the gateway). Ctrl-C stops it.',
+      `service, the rest to the gateway, each on its Unix socket). Ctrl-C stops it.\n${signInLine}`,
   );
 }
 

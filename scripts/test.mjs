@@ -4,12 +4,14 @@
 //
 //   npm test                   everything
 //   npm test -- --keep-infra   leave what it started running (faster reruns)
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNginx } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { run } from './lib/processes.mjs';
+import { ensurePreviousRelease } from './previous-release.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const keepInfra = process.argv.includes('--keep-infra');
@@ -34,7 +36,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * What the suites need from Debian: Chromium for the browser journeys (test tools never
- * download a browser of their own) and nginx for the edge's tests (infra/edge.mjs).
+ * download a browser of their own), nginx for the edge's tests (infra/edge.mjs), and promtool
+ * and Prometheus (Debian's prometheus package) for the alert rules' tests and their live run.
  * Installed here when missing and we may (root with apt), else we say how.
  */
 async function ensureFromDebian({ what, present, pkg, hint }) {
@@ -65,6 +68,19 @@ const ensureNginx = () =>
     present: () => findNginx() !== null,
     pkg: 'nginx',
     hint: ' or set NGINX_PATH',
+  });
+
+const PROMETHEUS = process.env.PROMETHEUS_PATH ?? '/usr/bin/prometheus';
+
+/** promtool for the rules' unit tests, Prometheus itself for the live alert scenario. */
+const ensurePrometheus = () =>
+  ensureFromDebian({
+    what: 'Prometheus and promtool',
+    present: () =>
+      spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0 &&
+      existsSync(PROMETHEUS),
+    pkg: 'prometheus',
+    hint: ' or set PROMETHEUS_PATH',
   });
 
 function section(title) {
@@ -98,6 +114,15 @@ async function main() {
     return 1;
   }
 
+  section('the previous release (rolling-upgrade tests)');
+  // Built once into .cache/ and reused; the rolling-upgrade scenario runs its services.
+  try {
+    await ensurePreviousRelease();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    failures.push('previous release build');
+  }
+
   section('infrastructure');
   let summary;
   try {
@@ -128,6 +153,8 @@ async function main() {
     section('services, packages and integration (Jest)');
     // Its edge tests run nginx; without it they fail, and say so.
     await ensureNginx();
+    // The alert rules' tests run promtool; a fault scenario runs Prometheus.
+    await ensurePrometheus();
     await suite('jest', ['jest', '--ci', '--json'], countJest);
 
     section('frontend (Vitest)');

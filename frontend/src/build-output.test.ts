@@ -83,6 +83,34 @@ describe('the production build', () => {
     expect(jsChunks().filter(({ code }) => code.includes('Data too long'))).toHaveLength(1);
   });
 
+  it('writes the home page prerendered, signed out and signed in, and an empty page for the other paths, each loading the same script', () => {
+    expect(run.status, run.stderr).toBe(0);
+    const home = read('index.html');
+    const signedIn = read('index.signed-in.html');
+    const app = read('app.html');
+    expect(home).toMatch(/<div id="root" data-shell="signed-out"><a href="#main"/);
+    expect(home).toMatch(/<header class="top-bar">.*<\/header>/s);
+    expect(home).toMatch(/<h1 [^>]*>Shorten your URL<\/h1>/);
+    expect(home).toMatch(/<label [^>]*>URL to shorten<\/label><input [^>]*type="url"/);
+    expect(home).toContain('>Sign in</a>');
+    expect(home).toContain('Login required to set expiry beyond 7 days.');
+    expect(home).toMatch(/<footer class="footer">.*Privacy policy<\/a><\/nav><\/footer><\/div>/s);
+    expect(signedIn).toMatch(/<div id="root" data-shell="signed-in">/);
+    expect(signedIn).toContain('aria-label="Profile"');
+    expect(signedIn).toContain('class="alias__input"');
+    expect(signedIn).not.toContain('Login required to set expiry beyond 7 days.');
+    expect(app).toContain('<div id="root"></div>');
+    for (const page of [signedIn, app]) expect(initialScripts(page)).toEqual(initialScripts(home));
+    // The home pages carry the stylesheet the other pages link to, so that they paint at once.
+    const stylesheet =
+      /<link rel="stylesheet" crossorigin href="\/(assets\/index-[\w-]+\.css)">/.exec(app)?.[1];
+    expect(stylesheet).toBeDefined();
+    for (const page of [home, signedIn]) {
+      expect(page).not.toContain('rel="stylesheet"');
+      expect(page).toContain(`<style>${read(stylesheet ?? '')}</style>`);
+    }
+  });
+
   it('leaves zod and the pages other than home out of what / loads', () => {
     expect(run.status, run.stderr).toBe(0);
     const code = initialScripts(read('index.html')).map(read).join('\n');

@@ -10,6 +10,8 @@ export declare const DEFAULT_STATS_RANGE: typeof contracts.DEFAULT_STATS_RANGE;
 export declare const UNKNOWN_COUNTRY: typeof contracts.UNKNOWN_COUNTRY;
 export declare const DIRECT_REFERRER: typeof contracts.DIRECT_REFERRER;
 export declare const OTHER_ENTRY: typeof contracts.OTHER_ENTRY;
+export declare const LIVE_EVENTS: typeof contracts.LIVE_EVENTS;
+export declare const LIVE_END_REASONS: typeof contracts.LIVE_END_REASONS;
 
 export declare const linkStatsSchema: Schema<contracts.LinkStats>;
 export declare const liveVisitSchema: Schema<contracts.LiveVisit>;

@@ -1,14 +1,22 @@
 // First, so that feature styles imported below come later and refine it.
 import './app/global.css';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router-dom';
 import { App } from './app/app';
+import { shellOf } from './app/shell';
+import { createRouter } from './app/router';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
 
-createRoot(container).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// The home page comes prerendered (vite/prerender-home.ts): React takes that markup over
+// instead of painting the page again. Any other page starts empty and is rendered here; so
+// is a prerendered file asked for by another path (/index.html), which React then replaces.
+const shell = window.location.pathname === '/' ? shellOf(container) : null;
+const app = (
+  <App shell={shell ?? undefined}>
+    <RouterProvider router={createRouter()} />
+  </App>
 );
+if (shell) hydrateRoot(container, app);
+else createRoot(container).render(app);

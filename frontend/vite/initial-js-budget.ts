@@ -52,7 +52,8 @@ export function initialJsBudget(
 ): Plugin {
   return {
     name: 'initial-js-budget',
-    apply: 'build',
+    // The client's files only, not the prerender's own build (vite/prerender-home.ts).
+    apply: (_config, env) => env.command === 'build' && !env.isSsrBuild,
     writeBundle(_options, bundle) {
       const { files, bytes } = initialJsSize(bundle);
       const kb = (value: number) => `${(value / 1000).toFixed(2)} kB`;

@@ -11,6 +11,8 @@ export const WEB_CONTRACTS_ID = '@shortener/contracts/web';
  * loaded stats code and never weigh on the home page.
  */
 export const WEB_STATS_CONTRACTS_ID = '@shortener/contracts/web-stats';
+/** The profile page's API keys section: loaded with that page only. */
+export const WEB_API_KEYS_CONTRACTS_ID = '@shortener/contracts/web-api-keys';
 
 /** The contracts' constants the web app uses, copied as values into its module. */
 const CONSTANTS = [
@@ -22,15 +24,23 @@ const CONSTANTS = [
   'DEFAULT_EXPIRY_DAYS',
   'ANONYMOUS_MAX_EXPIRY_DAYS',
   'VISITS_CURSOR_PATTERN',
+  'DELETE_UNDO_OFFER_MS',
+  'LINKS_PAGE_SIZE',
+  'LINKS_SEARCH_MAX',
+  'ALIAS_MAX_LENGTH',
+  'ALIAS_MESSAGES',
+  'WEB_APP_PAGES',
 ] as const satisfies readonly (keyof typeof Contracts)[];
 
 /** The answers the web app reads, each checked against its schema's JSON Schema. */
 const SCHEMAS = [
   'userDataSchema',
+  'linksResponseSchema',
   'shortenResponseSchema',
   'deleteResponseSchema',
   'visitorsResponseSchema',
   'errorResponseSchema',
+  'shortLinkSchema',
 ] as const satisfies readonly (keyof typeof Contracts)[];
 
 /** The stats section's constants and answers (`@shortener/contracts/web-stats`). */
@@ -40,10 +50,23 @@ const STATS_CONSTANTS = [
   'UNKNOWN_COUNTRY',
   'DIRECT_REFERRER',
   'OTHER_ENTRY',
+  'LIVE_EVENTS',
+  'LIVE_END_REASONS',
 ] as const satisfies readonly (keyof typeof Contracts)[];
 const STATS_SCHEMAS = [
   'linkStatsSchema',
   'liveVisitSchema',
+] as const satisfies readonly (keyof typeof Contracts)[];
+
+/** The API keys section's constants and answers (`@shortener/contracts/web-api-keys`). */
+const API_KEYS_CONSTANTS = [
+  'API_KEY_SCOPES',
+  'API_KEY_SCOPE_DESCRIPTIONS',
+  'API_KEY_NAME_MAX',
+] as const satisfies readonly (keyof typeof Contracts)[];
+const API_KEYS_SCHEMAS = [
+  'apiKeysSchema',
+  'createdApiKeySchema',
 ] as const satisfies readonly (keyof typeof Contracts)[];
 
 /**
@@ -128,6 +151,11 @@ export function webStatsContractsSource(contracts: typeof Contracts): string {
   return moduleSource(contracts, STATS_CONSTANTS, STATS_SCHEMAS, STATS_LOOSENED);
 }
 
+/** The API keys section's module; a scope's name is shown as given (its enum loosened). */
+export function webApiKeysContractsSource(contracts: typeof Contracts): string {
+  return moduleSource(contracts, API_KEYS_CONSTANTS, API_KEYS_SCHEMAS, new Set(['enum']));
+}
+
 /**
  * `@shortener/contracts/web`: the shared contracts as the browser needs them, made from
  * packages/contracts when the app is built or tested, so that zod stays out of the page.
@@ -136,12 +164,17 @@ export function webContracts(): Plugin {
   const sources = new Map([
     [`\0${WEB_CONTRACTS_ID}`, webContractsSource],
     [`\0${WEB_STATS_CONTRACTS_ID}`, webStatsContractsSource],
+    [`\0${WEB_API_KEYS_CONTRACTS_ID}`, webApiKeysContractsSource],
   ]);
   return {
     name: 'web-contracts',
     enforce: 'pre',
     resolveId(id) {
-      return id === WEB_CONTRACTS_ID || id === WEB_STATS_CONTRACTS_ID ? `\0${id}` : null;
+      return id === WEB_CONTRACTS_ID ||
+        id === WEB_STATS_CONTRACTS_ID ||
+        id === WEB_API_KEYS_CONTRACTS_ID
+        ? `\0${id}`
+        : null;
     },
     async load(id) {
       const sourceOf = sources.get(id);

@@ -7,15 +7,33 @@ import path from 'node:path';
 import { InfraError } from './errors.mjs';
 import { isPortFree, portOwner } from './net.mjs';
 import { paths } from './paths.mjs';
-import { run, which } from './proc.mjs';
+import { run, which, withPrivateFiles } from './proc.mjs';
 
 export const KAFKA_VERSION = '3.9.1';
 export const HOST = '127.0.0.1';
-export const BROKER_PORT = 9092;
-export const CONTROLLER_PORT = 9093;
+export const DEFAULT_BROKER_PORT = 9092;
 export const NODE_ID = 1;
 export const WIPE_HINT = 'npm run infra:down -- --wipe';
 const ELSEWHERE_HINT = 'or set KAFKA_BROKERS to an existing Kafka cluster';
+
+/**
+ * The local broker's ports: KAFKA_PORT (default 9092) for clients, the next one for its
+ * controller. A second broker on this machine (another checkout, a test that must stop a
+ * broker without stopping everyone's) takes another KAFKA_PORT.
+ */
+export function brokerPorts(env = process.env) {
+  const raw = env.KAFKA_PORT;
+  if (raw === undefined || raw === '') {
+    return { broker: DEFAULT_BROKER_PORT, controller: DEFAULT_BROKER_PORT + 1 };
+  }
+  const broker = Number(raw);
+  if (!Number.isInteger(broker) || broker < 1024 || broker > 65534) {
+    throw new InfraError(
+      `KAFKA_PORT must be a whole number from 1024 to 65534 (its controller takes the next port), not "${raw}".`,
+    );
+  }
+  return { broker, controller: broker + 1 };
+}
 
 // ---------------------------------------------------------------- prerequisites
 
@@ -49,7 +67,8 @@ export async function checkJava() {
 }
 
 export async function checkPorts() {
-  for (const port of [BROKER_PORT, CONTROLLER_PORT]) {
+  const { broker, controller } = brokerPorts();
+  for (const port of [broker, controller]) {
     if (await isPortFree(port, HOST)) continue;
     const owner = portOwner(port);
     const who = owner?.pid
@@ -149,14 +168,15 @@ export function clusterId() {
   return id;
 }
 
-/** Written on every start, so a change here reaches the broker without a wipe. */
-export function writeServerProperties() {
-  const properties = {
+/** The broker's server.properties, on the ports `env` gives (KAFKA_PORT). */
+export function serverProperties(env = process.env) {
+  const { broker, controller } = brokerPorts(env);
+  return {
     'process.roles': 'broker,controller',
     'node.id': NODE_ID,
-    'controller.quorum.voters': `${NODE_ID}@${HOST}:${CONTROLLER_PORT}`,
-    listeners: `PLAINTEXT://${HOST}:${BROKER_PORT},CONTROLLER://${HOST}:${CONTROLLER_PORT}`,
-    'advertised.listeners': `PLAINTEXT://${HOST}:${BROKER_PORT}`,
+    'controller.quorum.voters': `${NODE_ID}@${HOST}:${controller}`,
+    listeners: `PLAINTEXT://${HOST}:${broker},CONTROLLER://${HOST}:${controller}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${broker}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
@@ -180,7 +200,11 @@ export function writeServerProperties() {
     'broker.heartbeat.interval.ms': 1000,
     'broker.session.timeout.ms': 3000,
   };
-  const text = Object.entries(properties)
+}
+
+/** Written on every start, so a change here (or of KAFKA_PORT) reaches the broker without a wipe. */
+export function writeServerProperties() {
+  const text = Object.entries(serverProperties())
     .map(([key, value]) => `${key}=${value}`)
     .join('\n');
   fs.mkdirSync(paths.kafkaDir, { recursive: true });
@@ -239,15 +263,18 @@ export function jvmArgs() {
 }
 
 export async function formatStorage(java, id) {
-  const { code, stdout, stderr } = await run(java, [
-    ...jvmArgs(),
-    'kafka.tools.StorageTool',
-    'format',
-    '-t',
-    id,
-    '-c',
-    paths.kafkaProperties,
-  ]);
+  // It writes the data folder's first files, which are the broker's user's alone.
+  const { code, stdout, stderr } = await withPrivateFiles(() =>
+    run(java, [
+      ...jvmArgs(),
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      id,
+      '-c',
+      paths.kafkaProperties,
+    ]),
+  );
   if (code !== 0) {
     throw new InfraError(
       `Formatting the Kafka data folder ${paths.kafkaData} failed (exit code ${code}); if it is left over from elsewhere, \`${WIPE_HINT}\`.`,

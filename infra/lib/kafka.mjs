@@ -4,12 +4,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { InfraError } from './errors.mjs';
 import { ensureTopics, probeKafka, waitUntilReady } from './kafka-client.mjs';
 import {
-  BROKER_PORT,
   HOST,
   WIPE_HINT,
+  brokerPorts,
   checkJava,
   checkPorts,
   clusterId,
@@ -20,16 +21,28 @@ import {
   writeServerProperties,
 } from './kafka-setup.mjs';
 import { seconds } from './output.mjs';
-import { paths } from './paths.mjs';
-import { argvOf, findProcesses, isAlive, stopProcess, tailFile } from './proc.mjs';
+import { paths, ROOT_DIR } from './paths.mjs';
+import {
+  argvOf,
+  findProcesses,
+  isAlive,
+  privateFolder,
+  stopProcess,
+  tailFile,
+  withPrivateFiles,
+} from './proc.mjs';
 import { readState, recordState } from './state.mjs';
 
-const LOCAL_BROKERS = [`${HOST}:${BROKER_PORT}`];
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 30_000;
 const LOG_ROTATE_BYTES = 20 * 1024 * 1024;
 // Written into broker.log before each start, so a failure shows this start's lines only.
 const START_MARKER = '==== infra: starting Kafka broker';
+
+/** This checkout's local broker, on KAFKA_PORT (default 9092). */
+function localBrokers(env = process.env) {
+  return [`${HOST}:${brokerPorts(env).broker}`];
+}
 
 /** The bootstrap brokers the services should use: KAFKA_BROKERS, or the local broker. */
 export function kafkaBrokers(env = process.env) {
@@ -37,26 +50,42 @@ export function kafkaBrokers(env = process.env) {
     .split(',')
     .map((broker) => broker.trim())
     .filter(Boolean);
-  return list.length ? list : [...LOCAL_BROKERS];
+  return list.length ? list : localBrokers(env);
 }
 
 export function usesExternalKafka(env = process.env) {
   return Boolean((env.KAFKA_BROKERS || '').trim());
 }
 
-/** Topics infra creates; also validates KAFKA_VISITS_PARTITIONS before anything starts. */
+/**
+ * The topics as Kubernetes declares them (KafkaTopics, k8s/kafka/kafka-topics.yaml): the one
+ * place their partitions are written, so a local broker gets the same.
+ */
+function declaredTopics() {
+  const file = path.join(ROOT_DIR, 'k8s/kafka/kafka-topics.yaml');
+  return parseAllDocuments(fs.readFileSync(file, 'utf8'))
+    .map((document) => document.toJS())
+    .filter((object) => object?.kind === 'KafkaTopic')
+    .map((topic) => ({ topic: topic.metadata.name, numPartitions: topic.spec.partitions }));
+}
+
+/**
+ * Topics infra creates, as declared, but for KAFKA_VISITS_PARTITIONS (a local override of
+ * visits'); also validates it before anything starts.
+ */
 export function wantedTopics(env = process.env) {
-  const raw = env.KAFKA_VISITS_PARTITIONS ?? '6';
+  const topics = declaredTopics();
+  const raw = env.KAFKA_VISITS_PARTITIONS;
+  if (raw === undefined || raw === '') return topics;
   const visits = Number(raw);
   if (!Number.isInteger(visits) || visits < 1 || visits > 1000) {
     throw new InfraError(
       `KAFKA_VISITS_PARTITIONS must be a whole number from 1 to 1000, not "${raw}".`,
     );
   }
-  return [
-    { topic: 'visits', numPartitions: visits },
-    { topic: 'visits.dlq', numPartitions: 3 },
-  ];
+  return topics.map((wanted) =>
+    wanted.topic === 'visits' ? { ...wanted, numPartitions: visits } : wanted,
+  );
 }
 
 // ---------------------------------------------------------------- the broker process
@@ -85,30 +114,40 @@ function brokerLogTail(count = 20) {
   return tailFile(paths.kafkaLog, count, { after: START_MARKER }).map((line) => `  ${line}`);
 }
 
-function openBrokerLog() {
-  fs.mkdirSync(paths.kafkaDir, { recursive: true });
+function openBrokerLog(dir) {
+  const log = path.join(dir, path.basename(paths.kafkaLog));
+  privateFolder(dir);
   try {
-    if (fs.statSync(paths.kafkaLog).size > LOG_ROTATE_BYTES) {
-      fs.renameSync(paths.kafkaLog, `${paths.kafkaLog}.1`);
+    if (fs.statSync(log).size > LOG_ROTATE_BYTES) {
+      fs.renameSync(log, `${log}.1`);
     }
   } catch {
     // no log yet
   }
-  const fd = fs.openSync(paths.kafkaLog, 'a');
+  const fd = fs.openSync(log, 'a', 0o600);
+  // A log an earlier version wrote was readable by everyone.
+  fs.fchmodSync(fd, 0o600);
   fs.writeSync(fd, `${START_MARKER} at ${new Date().toISOString()} ====\n`);
   return fd;
 }
 
-function spawnBroker(java) {
-  const log = openBrokerLog();
+/**
+ * Starts the broker (`java`) in `dir`, its output appended to broker.log there. Its segments
+ * hold every visit's address, user agent and referrer: the folder and all it writes are its
+ * user's alone.
+ */
+export function spawnBroker(java, dir = paths.kafkaDir) {
+  const log = openBrokerLog(dir);
   let child;
   try {
     // detached: its own process group, so it outlives this command and Ctrl-C here.
-    child = spawn(java, [...jvmArgs(), 'kafka.Kafka', paths.kafkaProperties], {
-      cwd: paths.kafkaDir,
-      detached: true,
-      stdio: ['ignore', log, log],
-    });
+    child = withPrivateFiles(() =>
+      spawn(java, [...jvmArgs(), 'kafka.Kafka', paths.kafkaProperties], {
+        cwd: dir,
+        detached: true,
+        stdio: ['ignore', log, log],
+      }),
+    );
   } finally {
     fs.closeSync(log);
   }
@@ -125,7 +164,7 @@ function spawnBroker(java) {
  */
 async function runLocalBroker({ report, signal, timeoutMs = START_TIMEOUT_MS }) {
   const began = Date.now();
-  const brokers = LOCAL_BROKERS;
+  const brokers = localBrokers();
   let running = findOurBroker();
   if (running && !fs.existsSync(path.join(paths.kafkaData, 'meta.properties'))) {
     // .infra was deleted under a running broker: it cannot work without its data folder.
@@ -134,6 +173,9 @@ async function runLocalBroker({ report, signal, timeoutMs = START_TIMEOUT_MS }) 
     recordState('kafka', undefined);
     running = null;
   }
+  // Before anything is written there; a folder an earlier version left open is closed, under
+  // a broker already running too.
+  privateFolder(paths.kafkaDir);
   if (running) {
     recordState('kafka', { ...readState().kafka, pid: running });
     try {
@@ -267,7 +309,7 @@ export async function stopLocalKafka({ report, signal = 'SIGTERM', graceMs = STO
   const ms = Date.now() - began;
   const how =
     signal === 'SIGKILL' ? 'killed' : forced ? `killed after ${seconds(graceMs)}` : 'stopped';
-  report.line('Kafka', LOCAL_BROKERS.join(','), `${how} (pid ${pid}, ${seconds(ms)})`);
+  report.line('Kafka', localBrokers().join(','), `${how} (pid ${pid}, ${seconds(ms)})`);
   return { stopped: true, pid, forced, ms };
 }
 
@@ -275,7 +317,7 @@ export function wipeKafkaData({ report }) {
   if (findOurBroker()) throw new InfraError('Refusing to wipe Kafka data while the broker runs.');
   const existed = fs.existsSync(paths.kafkaData);
   fs.rmSync(paths.kafkaData, { recursive: true, force: true });
-  if (existed) report.line('Kafka', LOCAL_BROKERS.join(','), `data wiped (${paths.kafkaData})`);
+  if (existed) report.line('Kafka', localBrokers().join(','), `data wiped (${paths.kafkaData})`);
   return existed;
 }
 

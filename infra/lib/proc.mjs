@@ -25,6 +25,25 @@ function isExecutable(file) {
 }
 
 /**
+ * Calls `start`, which spawns a process, with umask 077: the child inherits the mask when it
+ * is forked, so everything it creates is its user's alone, whatever this process's mask is.
+ */
+export function withPrivateFiles(start) {
+  const previous = process.umask(0o077);
+  try {
+    return start();
+  } finally {
+    process.umask(previous);
+  }
+}
+
+/** `dir`, made if missing, then 0700 (also when it existed with looser modes). */
+export function privateFolder(dir) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+}
+
+/**
  * Runs a command to completion and returns its output; never throws on a non-zero exit
  * because every caller turns failures into its own one-line explanation.
  */

@@ -7,13 +7,16 @@ import { run as runCommand } from './processes.mjs';
 
 /**
  * Whether the web app must be built: the gateway serves FRONTEND_DIR (frontend/dist unless
- * set, relative to the repository, where the runners start it) and it has no index.html.
+ * set, relative to the repository, where the runners start it) and it lacks the pages the
+ * gateway serves (WEB_APP_PAGES in packages/contracts): none when never built, no app.html
+ * when built before the home page was prerendered (issue 31).
  * A FRONTEND_DIR elsewhere is someone else's build: only this checkout's is built here.
  */
 export function webAppNeedsBuild(root, env = process.env) {
   const own = path.join(root, 'frontend', 'dist');
   const served = env.FRONTEND_DIR ? path.resolve(root, env.FRONTEND_DIR) : own;
-  return served === own && !existsSync(path.join(own, 'index.html'));
+  const pages = ['index.html', 'index.signed-in.html', 'app.html'];
+  return served === own && !pages.every((page) => existsSync(path.join(own, page)));
 }
 
 /** Builds the services, then the web app if it is missing; resolves false if a build failed. */

@@ -15,7 +15,8 @@ import {
   type EdgeProcess,
   type Stack,
 } from '@shortener/testkit';
-import { startCapture, type Capture } from './support/capture';
+import type { Capture } from './support/capture';
+import { startStandInEdge, type StandInEdge } from './support/stand-in-edge';
 
 // The edge `npm run stack` and docker-compose.yml put in front of the stack (nginx, with
 // infra/edge/shortener.conf.template), routed as the Kubernetes Ingress is: what reaches
@@ -57,40 +58,38 @@ describe('the nginx edge', () => {
   });
 
   describe('in front of stand-in services', () => {
+    let standIns: StandInEdge;
     let redirect: Capture;
     let gateway: Capture;
     let edge: EdgeProcess;
 
     beforeAll(async () => {
-      redirect = await startCapture((_req, res) => {
-        res.writeHead(302, { location: 'https://example.com/target', 'cache-control': 'no-store' });
-        res.end();
+      standIns = await startStandInEdge({
+        redirect: (_req, res) => {
+          res.writeHead(302, {
+            location: 'https://example.com/target',
+            'cache-control': 'no-store',
+          });
+          res.end();
+        },
+        gateway: (req, res) => {
+          if (req.url === '/api/stream') {
+            // A live stream: the first event is out long before the stream ends.
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+            res.write('data: first\n\n');
+            setTimeout(() => res.end('data: last\n\n'), 3_000);
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"from":"gateway"}');
+        },
       });
-      gateway = await startCapture((req, res) => {
-        if (req.url === '/api/stream') {
-          // A live stream: the first event is out long before the stream ends.
-          res.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
-          res.write('data: first\n\n');
-          setTimeout(() => res.end('data: last\n\n'), 3_000);
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"from":"gateway"}');
-      });
-      edge = await startEdge(redirect.address, gateway.address);
+      ({ redirect, gateway, edge } = standIns);
     });
 
-    afterAll(async () => {
-      await edge.stop();
-      await Promise.all(
-        [redirect, gateway].map(({ server }) => new Promise((resolve) => server.close(resolve))),
-      );
-    });
+    afterAll(() => standIns.stop());
 
-    beforeEach(() => {
-      redirect.seen.length = 0;
-      gateway.seen.length = 0;
-    });
+    beforeEach(() => standIns.forget());
 
     it('sends /r/ to the redirect service with only the visitor headers it reads', async () => {
       const answer = await call(`${edge.url}/r/abc1234`, {
@@ -195,7 +194,7 @@ describe('the nginx edge', () => {
     });
   });
 
-  it('reaches a redirect service on its Unix socket (unix:/path), as npm run stack does', async () => {
+  it('reaches a redirect service on its Unix socket (unix:/path) that only its user may open, as npm run stack does', async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'edge-socket-'));
     const socket = path.join(folder, 'redirect.sock');
     const seen: IncomingHttpHeaders[] = [];
@@ -206,9 +205,10 @@ describe('the nginx edge', () => {
     });
     redirect.listen(socket);
     await once(redirect, 'listening');
-    // As the redirect service leaves it: nginx's workers may run as another user (as root).
-    chmodSync(folder, 0o755);
-    chmodSync(socket, 0o666);
+    // As npm run stack and the redirect service leave them: the folder 0700 (mkdtemp), the
+    // socket 0600; nginx's workers run as this user, started as root or not.
+    chmodSync(socket, 0o600);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
     const edge = await startEdge(`unix:${socket}`, `127.0.0.1:${await freePort()}`);
     try {
       const answer = await call(`${edge.url}/r/abc1234`, {

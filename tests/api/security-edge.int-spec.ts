@@ -27,18 +27,27 @@ interface LogLine {
 }
 
 /** The JSON log lines of a process about one request, once its last one is written. */
-function linesAbout(service: ServiceProcess, requestId: string): Promise<LogLine[]> {
-  return waitFor(
-    () => {
-      const lines = service
-        .output()
-        .split('\n')
-        .filter((line) => line.includes(requestId))
-        .map((line) => JSON.parse(line) as LogLine);
-      return lines.some((line) => line.msg?.startsWith('request ')) && lines;
-    },
-    { timeoutMs: 5000, what: `the request log of ${requestId} in ${service.name}` },
-  );
+async function linesAbout(service: ServiceProcess, requestId: string): Promise<LogLine[]> {
+  try {
+    return await waitFor(
+      () => {
+        const lines = service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(requestId))
+          .map((line) => JSON.parse(line) as LogLine);
+        return lines.some((line) => line.msg?.startsWith('request ')) && lines;
+      },
+      { timeoutMs: 5000, what: `the request log of ${requestId} in ${service.name}` },
+    );
+  } catch (error) {
+    // Say what the process was doing: whether it still runs, and its last words.
+    const { exitCode, signalCode } = service.child;
+    const last = service.output().trimEnd().split('\n').slice(-15).join('\n');
+    throw new Error(
+      `${(error as Error).message}; exit code ${exitCode}, signal ${signalCode}; last output:\n${last}`,
+    );
+  }
 }
 
 function expectWarnedWithoutStack(lines: LogLine[]): void {
@@ -270,8 +279,10 @@ describe('the edge: request bodies, logs and internal tokens', () => {
         `${origin}/api/shorten/?url=${encodeURIComponent(target)}&days=7`,
         { method: 'POST', headers: apiHeaders() },
       );
-      expect(shortened.status).toBe(201);
-      const { url: shortCode } = (await shortened.json()) as { url: string };
+      // The status with the answer, so a refusal says why.
+      const answer = await shortened.text();
+      expect(`${shortened.status} ${answer}`).toMatch(/^201 /);
+      const { url: shortCode } = JSON.parse(answer) as { url: string };
       const visit = await fetch(`${origin}/r/${shortCode}?utm=${campaign}`, { redirect: 'manual' });
       expect(visit.status).toBe(302);
       const missing = await fetch(`${origin}/api/nothing-here?secret=${unknown}`, {

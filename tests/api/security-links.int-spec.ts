@@ -1,5 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { networkInterfaces } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { hostname, networkInterfaces } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import {
@@ -155,7 +156,8 @@ describe('security of links and redirects', () => {
     it('does not count malformed codes, which never reach a lookup', async () => {
       const address = someAddress();
       for (let i = 0; i < MISS_BUDGET * 3; i += 1) {
-        expect((await redirect(`bad-${i}`, address)).status).toBe(404);
+        // A dot is in no code (generated or alias), so these are malformed.
+        expect((await redirect(`bad.${i}`, address)).status).toBe(404);
       }
       expect((await redirect(unknownCode(), address)).status).toBe(404);
     });
@@ -197,7 +199,71 @@ describe('security of links and redirects', () => {
     });
   });
 
+  describe('issue 25, item 6: Redis is a cache, not an authority', () => {
+    const expiresAt = (): number => Date.now() + 3_600_000;
+
+    it.each([['https://attacker.example/phish'], ['http://127.0.0.1:7002/metrics']])(
+      'never redirects a code that never existed to %p written into Redis',
+      async (target) => {
+        const code = unknownCode();
+        for (const value of [
+          `${expiresAt()}|${target}`,
+          `${expiresAt()}|${'A'.repeat(22)}|${target}`,
+        ]) {
+          await redis.set(`link:${code}`, value, 'PX', 60_000);
+          const response = await redirect(code, someAddress());
+          expect({ value, status: response.status }).toEqual({ value, status: 404 });
+          expect(response.headers.get('location')).toBeNull();
+        }
+      },
+    );
+
+    it('sends a real link to its stored URL when Redis names another target, logs the forgery, and puts the true entry back', async () => {
+      const link = await createLink(`https://example.com/forged/${randomUUID()}`);
+      const forged = `${expiresAt()}|https://attacker.example/phish`;
+      await redis.set(`link:${link.urlID}`, forged, 'PX', 60_000);
+      const response = await redirect(link.urlID, someAddress());
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe(link.originalUrl);
+      const line = stack
+        .output()
+        .split('\n')
+        .find((text) => text.includes(link.urlID) && text.includes('stored link refused'));
+      expect(line).toMatch(/"level":(40|"warn")/);
+      await waitFor(async () => (await redis.get(`link:${link.urlID}`)) !== forged, {
+        what: 'the forged entry replaced',
+        timeoutMs: 5000,
+      });
+      expect(await redis.get(`link:${link.urlID}`)).toContain(link.originalUrl);
+    });
+
+    it("never takes one link's true entry for another code's", async () => {
+      const victim = await createLink(`https://example.com/victim/${randomUUID()}`);
+      const attacker = await createLink(`https://attacker.example/${randomUUID()}`);
+      expect((await redirect(attacker.urlID, someAddress())).status).toBe(302);
+      const genuine = await waitFor(
+        async () => (await redis.get(`link:${attacker.urlID}`)) ?? false,
+        {
+          what: "the attacker's link in Redis",
+        },
+      );
+      await redis.set(`link:${victim.urlID}`, genuine, 'PX', 60_000);
+      const response = await redirect(victim.urlID, someAddress());
+      expect(response.headers.get('location')).toBe(victim.originalUrl);
+    });
+  });
+
   describe('item 13: no short link of this service, however its host is spelled', () => {
+    /** Shortening `url` is refused as a link to ourselves, and nothing is stored. */
+    async function expectOwnLinkRefused(url: string): Promise<void> {
+      const browser = new Browser({ 'x-forwarded-for': someAddress() });
+      const query = new URLSearchParams({ url }).toString();
+      const response = await browser.api(`${stack.url}/api/shorten/?${query}`, { method: 'POST' });
+      expect({ url, status: response.status }).toEqual({ url, status: 403 });
+      expect(await response.json()).toEqual({ message: OWN_LINKS_MESSAGE });
+      expect(await storedCount(url)).toBe(0);
+    }
+
     const port = (): string => new URL(stack.url).port;
 
     it('refuses loopback and unspecified addresses in every spelling, and stores nothing', async () => {
@@ -227,16 +293,31 @@ describe('security of links and redirects', () => {
           .filter((entry) => !entry.internal && entry.family === 'IPv4')
           .map((entry) => `http://${entry.address}:${port()}/r/abcdefg`),
       ];
-      for (const url of spellings) {
-        const browser = new Browser({ 'x-forwarded-for': someAddress() });
-        const query = new URLSearchParams({ url }).toString();
-        const response = await browser.api(`${stack.url}/api/shorten/?${query}`, {
-          method: 'POST',
-        });
-        expect({ url, status: response.status }).toEqual({ url, status: 403 });
-        expect(await response.json()).toEqual({ message: OWN_LINKS_MESSAGE });
-        expect(await storedCount(url)).toBe(0);
-      }
+      for (const url of spellings) await expectOwnLinkRefused(url);
+    });
+
+    it('refuses this machine by its name, by names that spell a loopback address, and through NAT64 or 6to4 (issue 25, item 11)', async () => {
+      const spellings = [
+        // This machine's name (which its /etc/hosts maps to loopback here) and every other
+        // name /etc/hosts maps to a loopback address.
+        `http://${hostname()}:${port()}/r/abcdefg`,
+        `http://${hostname().toUpperCase()}./r/abcdefg`,
+        ...loopbackNamesInHostsFile().map((name) => `http://${name}/r/abcdefg`),
+        // Public wildcard DNS names that answer with the address they spell.
+        `http://127.0.0.1.nip.io:${port()}/r/abcdefg`,
+        'http://app.127.0.0.1.nip.io/r/abcdefg',
+        'http://127-0-0-1.sslip.io/r/abcdefg',
+        'http://app-127-0-0-1.nip.io/r/abcdefg',
+        'http://7f000001.nip.io/r/abcdefg',
+        'http://0.0.0.0.nip.io/r/abcdefg',
+        'http://--1.sslip.io/r/abcdefg',
+        // IPv4 inside IPv6: NAT64 (RFC 6052, RFC 8215) and 6to4 (RFC 3056).
+        'http://[64:ff9b::127.0.0.1]/r/abcdefg',
+        `http://[64:ff9b::7f00:1]:${port()}/r/abcdefg`,
+        'http://[64:ff9b:1::7f00:1]/r/abcdefg',
+        'http://[2002:7f00:1::1]/r/abcdefg',
+      ];
+      for (const url of spellings) await expectOwnLinkRefused(url);
     });
 
     it('still shortens addresses that only look like ours', async () => {
@@ -244,7 +325,9 @@ describe('security of links and redirects', () => {
         `https://example.com/r/abcdefg?from=localhost`,
         'http://128.0.0.1/',
         'https://localhost.example.com/',
-        'https://127.0.0.1.example.com/',
+        'https://8.8.8.8.nip.io/',
+        'https://release-1-2-3-4.example.com/',
+        'http://[64:ff9b::8.8.8.8]/',
       ]) {
         const browser = new Browser({ 'x-forwarded-for': someAddress() });
         const query = new URLSearchParams({ url }).toString();
@@ -286,3 +369,12 @@ describe('security of links and redirects', () => {
     });
   });
 });
+
+/** Names /etc/hosts maps to a loopback address (127.0.0.0/8 or ::1). */
+function loopbackNamesInHostsFile(): string[] {
+  return readFileSync('/etc/hosts', 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim().split(/\s+/))
+    .filter(([address]) => address !== undefined && /^(127\.|::1$)/.test(address))
+    .flatMap(([, ...names]) => names);
+}

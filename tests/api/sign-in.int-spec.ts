@@ -96,6 +96,9 @@ describe('sign-in through the gateway', () => {
     ['/\\evil.example', "'/\\' (read as '//' by browsers)"],
     ['/\t/evil.example', 'a control character'],
     ['javascript:alert(1)', 'another scheme'],
+    ['/r/abc1234', 'a short link, which would end off-site'],
+    ['/R/abc1234', 'a short link in capitals'],
+    ['/api/user', 'an API answer, not a page'],
   ])('lands on / after signing in with from=%j (%s)', async (from) => {
     const trip = await signIn(new Browser(), stack.url, 'alice', from);
     expect(trip.landedAt).toBe(`${stack.url}/`);

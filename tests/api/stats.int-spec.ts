@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import {
   linkStatsSchema,
-  liveVisitSchema,
   MESSAGES,
   type LinkStats,
-  type LiveVisit,
   type UserData,
+  type Visit,
 } from '@shortener/contracts';
 import {
   startOAuth2Mock,
@@ -16,6 +15,7 @@ import {
   type Stack,
 } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { EventReader } from './support/event-reader';
 import { signIn } from './support/sign-in';
 
 // The stats API through the gateway, on the whole stack (real PostgreSQL, Redis, Kafka):
@@ -45,47 +45,6 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const CONSOLE =
   'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)';
 const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
-
-/** Reads Server-Sent Events off a streamed answer. */
-class EventReader {
-  readonly events: Array<{ event: string; data: string }> = [];
-  ended = false;
-  private buffer = '';
-
-  constructor(response: Response) {
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    void (async () => {
-      for (;;) {
-        let chunk: { done: boolean; value?: Uint8Array };
-        try {
-          chunk = await reader.read();
-        } catch {
-          chunk = { done: true, value: undefined };
-        }
-        if (chunk.done) {
-          this.ended = true;
-          return;
-        }
-        this.buffer += decoder.decode(chunk.value, { stream: true });
-        let end: number;
-        while ((end = this.buffer.indexOf('\n\n')) !== -1) {
-          const block = this.buffer.slice(0, end);
-          this.buffer = this.buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) this.events.push({ event, data });
-        }
-      }
-    })();
-  }
-
-  visits(): LiveVisit[] {
-    return this.events
-      .filter(({ event }) => event === 'visit')
-      .map(({ data }) => liveVisitSchema.parse(JSON.parse(data)));
-  }
-}
 
 describe('the stats API', () => {
   let provider: OAuth2Mock;
@@ -178,11 +137,35 @@ describe('the stats API', () => {
       { name: 'news.example.org', visits: 1 },
     ]);
     expect(day.browsers[0]).toEqual({ name: 'Chrome', visits: 2 });
+    // Googlebot is named as itself, and the visitor log marks it as a bot (beside SPEC's fields).
+    expect(day.browsers).toContainEqual({ name: 'Googlebot', visits: 1 });
+    const log = (await (await carol.api(`${stack.url}/api/visitors/${code}`)).json()) as Visit[];
+    expect(
+      log.map(({ ipAddress, bot, userAgent }) => ({ ipAddress, bot, browser: userAgent.browser })),
+    ).toEqual(
+      expect.arrayContaining([
+        { ipAddress: '2001:4860:4860::8888', bot: true, browser: 'Googlebot' },
+        { ipAddress: '1.1.1.1', bot: false, browser: 'Mobile Safari' },
+      ]),
+    );
+    expect(log.filter((visit) => visit.bot)).toHaveLength(1);
+
+    // Beside the totals, the 24 hours before (the link is new: nothing then).
+    expect(day.previous).toEqual({
+      from: day.from - 86_400_000,
+      to: day.to - 86_400_000,
+      visits: 0,
+      humans: 0,
+      bots: 0,
+    });
 
     const all = await stats(code, 'all');
+    expect(all.previous).toBeUndefined();
     const user = (await (await carol.api(`${stack.url}/api/user`)).json()) as UserData;
     expect(all.totals.visits).toBe(user.urls.find((link) => link.urlID === code)?.visitCount);
-    expect((await stats(code, '7d')).series).toHaveLength(7);
+    const week = await stats(code, '7d');
+    expect(week.series).toHaveLength(7);
+    expect(week.previous).toMatchObject({ from: week.from - 7 * 86_400_000, visits: 0 });
     expect((await stats(code, '30d')).interval).toBe('day');
   });
 

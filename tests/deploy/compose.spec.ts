@@ -5,6 +5,7 @@ import {
   type ComposeFile,
   type ComposeService,
 } from './support/compose';
+import { topicPartitions } from './support/kubernetes';
 import {
   configVariables,
   isService,
@@ -92,7 +93,7 @@ describe('docker-compose.yml', () => {
     expect(environmentOf(kafka).get('KAFKA_PROCESS_ROLES')).toBe('broker,controller');
   });
 
-  it('creates the visits topic (6 partitions) and its dead-letter topic once, with the Kafka image', () => {
+  it('creates the visits topic and its dead-letter topic once, with the Kafka image and k8s/kafka’s partitions', () => {
     const jobs = Object.values(compose.services).filter(
       (service) => service.image === KAFKA_IMAGE && isOneShot(service),
     );
@@ -101,8 +102,15 @@ describe('docker-compose.yml', () => {
     expect(script).toMatch(
       /--create --if-not-exists --topic visits --partitions "\$VISITS_PARTITIONS"/,
     );
-    expect(script).toMatch(/--create --if-not-exists --topic visits\.dlq /);
-    expect(environmentOf(jobs[0]!).get('VISITS_PARTITIONS')).toBe('6');
+    expect(script).toMatch(
+      new RegExp(
+        `--create --if-not-exists --topic visits\\.dlq --partitions ${topicPartitions('visits.dlq')} `,
+      ),
+    );
+    // The default: KAFKA_VISITS_PARTITIONS, when set, wins.
+    expect(environmentOf(jobs[0]!).get('VISITS_PARTITIONS')).toBe(
+      String(topicPartitions('visits')),
+    );
   });
 
   it('builds every listed service from the root Dockerfile, with its name and port from the list', () => {
@@ -189,8 +197,16 @@ describe('docker-compose.yml', () => {
     const edge = compose.services['edge']!;
     expect(edge.volumes).toEqual([
       './infra/edge/shortener.conf.template:/etc/nginx/templates/shortener.conf.template:ro',
+      './infra/edge/redact-queries.awk:/etc/nginx/redact-queries.awk:ro',
     ]);
     expect(repoPathExists('infra/edge/shortener.conf.template')).toBe(true);
+    // nginx's error lines reach the log through the filter npm run stack's edge uses, and the
+    // image's entrypoint (which fills in the template) still runs nginx.
+    const entrypoint = [edge.entrypoint ?? []].flat().join(' ');
+    expect(entrypoint).toContain('awk -f /etc/nginx/redact-queries.awk < /tmp/nginx-errors >&2');
+    expect(entrypoint).toContain(
+      "exec /docker-entrypoint.sh nginx -g 'daemon off;' 2> /tmp/nginx-errors",
+    );
     const [redirectKey] = builtServices(compose).get('redirect')!;
     const [gatewayKey] = builtServices(compose).get('gateway')!;
     expect(Object.fromEntries(environmentOf(edge))).toEqual({

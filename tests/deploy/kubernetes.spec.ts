@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
+import { READINESS_CHECK_TIMEOUT_MS } from '@shortener/chassis';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import type { IJob } from 'kubernetes-models/batch/v1';
@@ -7,12 +9,16 @@ import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import type { IConfigMap, ISecret, IService, IServiceAccount } from 'kubernetes-models/v1';
 import {
   describeObject,
+  kafkaTopics,
+  KAFKA_FOLDER,
   ofKind,
   overlays,
   quantity,
   render,
+  renderWithComponent,
   schemaProblems,
   selects,
+  topicPartitions,
   type Container,
   type LabelSelector,
   type Manifest,
@@ -23,6 +29,7 @@ import {
   isService,
   MIGRATING_SERVICES,
   readRepoFile,
+  REPO_ROOT,
   repoPathExists,
   requiredInDeployment,
   SERVICES,
@@ -37,6 +44,18 @@ type NetworkPolicy = Manifest & INetworkPolicy;
 
 /** The Secret production reads without rendering it: created in the namespace beforehand. */
 const EXTERNAL_SECRET = 'shortener-secrets';
+
+/** Variables holding a secret: never given as a plain value or in the environment. */
+const SECRET_VARIABLE = /SECRET|PASSWORD|DATABASE_URL|REDIS_URL/;
+
+/** A file a container sees of a mounted Secret. */
+interface SecretFile {
+  secret: string;
+  key: string;
+  /** The pod starts without it (the key missing: no file). */
+  optional: boolean;
+  mode: number | undefined;
+}
 
 const podSpec = (deployment: Deployment): PodSpec => deployment.spec!.template.spec!;
 const podLabels = (deployment: Deployment) => deployment.spec!.template.metadata?.labels ?? {};
@@ -53,6 +72,24 @@ function containerPort(container: Container, port: number | string): number | un
 
 /** A service's /readyz and /metrics port: the container port named ops, which OPS_PORT sets. */
 const OPS_PORT_NAME = 'ops';
+
+/**
+ * How long ingress-nginx keeps an idle connection to a pod (its controller ConfigMap's
+ * upstream-keepalive-timeout, 60 s unless the cluster changed it; no Ingress annotation sets
+ * it). A service closing sooner races the controller's next request on that connection.
+ */
+const INGRESS_NGINX_UPSTREAM_IDLE_MS = 60_000;
+
+/** The ports of the servers a service may use (services/services.json "servers"). */
+const DATASTORE_PORTS = { postgres: 5432, redis: 6379, kafka: 9092 };
+
+/** The release a pod belongs to (the Kubernetes recommended label). */
+const RELEASE_LABEL = 'app.kubernetes.io/version';
+
+/** An autoscaler waits this long after load falls before it removes any replica... */
+const MIN_SCALE_DOWN_WINDOW_SECONDS = 300;
+/** ...and then removes at most this share of its maximum a minute (at least one pod). */
+const MAX_SCALE_DOWN_SHARE_PER_MINUTE = 0.1;
 
 describe.each(overlays())('the %s overlay', (overlay) => {
   let objects: Manifest[];
@@ -89,10 +126,41 @@ describe.each(overlays())('the %s overlay', (overlay) => {
   ];
 
   /**
-   * A container's environment as the kubelet builds it: the ConfigMaps of envFrom, then env
-   * (its values, and "secret:<name>/<key>" for Secret references).
+   * The files a container sees of the Secrets its pod mounts (secret and projected volumes,
+   * each key listed), by path.
    */
-  const environmentOf = (container: Container, problems: string[]): Map<string, string> => {
+  const secretFilesOf = (spec: PodSpec, container: Container): Map<string, SecretFile> => {
+    const files = new Map<string, SecretFile>();
+    for (const mount of container.volumeMounts ?? []) {
+      const volume = (spec.volumes ?? []).find((candidate) => candidate.name === mount.name);
+      const sources = [
+        ...(volume?.secret ? [{ ...volume.secret, name: volume.secret.secretName }] : []),
+        ...(volume?.projected?.sources ?? []).flatMap(({ secret }) => (secret ? [secret] : [])),
+      ];
+      for (const { name = '', items = [], optional = false } of sources) {
+        for (const item of items) {
+          files.set(`${mount.mountPath.replace(/\/$/, '')}/${item.path}`, {
+            secret: name,
+            key: item.key,
+            optional,
+            mode: item.mode ?? volume?.secret?.defaultMode ?? volume?.projected?.defaultMode,
+          });
+        }
+      }
+    }
+    return files;
+  };
+
+  /**
+   * A container's environment as the service reads it: the ConfigMaps of envFrom, then env
+   * (its values, and "secret:<name>/<key>" for Secret references), and for each NAME_FILE
+   * naming a file of a mounted Secret, NAME as "secret:<name>/<key>".
+   */
+  const environmentOf = (
+    spec: PodSpec,
+    container: Container,
+    problems: string[],
+  ): Map<string, string> => {
     const environment = new Map<string, string>();
     for (const source of container.envFrom ?? []) {
       const name = source.configMapRef?.name ?? '';
@@ -107,7 +175,25 @@ describe.each(overlays())('the %s overlay', (overlay) => {
         secret ? `secret:${secret.name}/${secret.key}` : (variable.value ?? ''),
       );
     }
+    const files = secretFilesOf(spec, container);
+    for (const [name, value] of environment) {
+      const file = name.endsWith('_FILE') ? files.get(value) : undefined;
+      if (file)
+        environment.set(name.slice(0, -'_FILE'.length), `secret:${file.secret}/${file.key}`);
+    }
     return environment;
+  };
+
+  /** The Secret file a container's NAME_FILE names, if it is one. */
+  const secretOf = (spec: PodSpec, container: Container, name: string): SecretFile | undefined => {
+    const path = (container.env ?? []).find((variable) => variable.name === `${name}_FILE`)?.value;
+    return secretFilesOf(spec, container).get(path ?? '');
+  };
+
+  /** A service's container (its Deployment's first) and its environment. */
+  const serviceEnvironment = (name: string, problems: string[]) => {
+    const spec = podSpec(deploymentOf(name));
+    return environmentOf(spec, spec.containers[0]!, problems);
   };
 
   it('renders only objects that are valid against the Kubernetes schemas', () => {
@@ -135,7 +221,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     for (const name of SERVICES) {
       const { port } = serviceSpec(name);
       const container = podSpec(deploymentOf(name)).containers[0]!;
-      const env = environmentOf(container, problems);
+      const env = serviceEnvironment(name, problems);
       if (containerPort(container, 'http') !== port) {
         problems.push(`${name}: container port http is ${containerPort(container, 'http')}`);
       }
@@ -152,7 +238,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
   it('tells every service where the services it calls are: their Service name and listed port', () => {
     const problems: string[] = [];
     for (const name of SERVICES) {
-      const env = environmentOf(podSpec(deploymentOf(name)).containers[0]!, problems);
+      const env = serviceEnvironment(name, problems);
       for (const callee of serviceSpec(name).calls.map(serviceSpec)) {
         const expected = `http://${callee.name}:${callee.port}`;
         const given = env.get(callee.urlVariable ?? '');
@@ -189,6 +275,24 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  it('gives a readiness probe twice the time a round of checks can take, so a hanging dependency does not time it out', () => {
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      if (!isService(deployment.metadata.name)) continue;
+      for (const container of podSpec(deployment).containers) {
+        // Kubernetes' default when unset: 1 s.
+        const timeoutMs = (container.readinessProbe?.timeoutSeconds ?? 1) * 1000;
+        if (timeoutMs < 2 * READINESS_CHECK_TIMEOUT_MS) {
+          problems.push(
+            `${describeObject(deployment)} ${container.name}: readiness probe times out after ` +
+              `${timeoutMs} ms, a round of checks may take ${READINESS_CHECK_TIMEOUT_MS} ms`,
+          );
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('serves each service’s /readyz and /metrics on its ops port (OPS_PORT), where Prometheus scrapes', () => {
     const problems: string[] = [];
     for (const deployment of deployments) {
@@ -196,7 +300,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       const where = describeObject(deployment);
       const container = podSpec(deployment).containers[0]!;
       const opsPort = containerPort(container, OPS_PORT_NAME);
-      const environment = environmentOf(container, problems);
+      const environment = environmentOf(podSpec(deployment), container, problems);
       if (opsPort === undefined)
         problems.push(`${where}: no container port named ${OPS_PORT_NAME}`);
       else if (opsPort === containerPort(container, 'http')) {
@@ -239,6 +343,26 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('reserves the redirect’s whole memory limit: a queue filled while Kafka is away must not get it evicted', () => {
+    const { requests = {}, limits = {} } =
+      podSpec(deploymentOf('redirect')).containers[0]!.resources ?? {};
+    expect(requests['memory']).toBeDefined();
+    expect(quantity(requests['memory']!)).toBe(quantity(limits['memory'] ?? 0));
+  });
+
+  it('gives the redirect a spool that outlives its container: an emptyDir at VISIT_SPOOL_DIR, larger than the spool may grow', () => {
+    const spec = podSpec(deploymentOf('redirect'));
+    const container = spec.containers[0]!;
+    const folder = container.env?.find((variable) => variable.name === 'VISIT_SPOOL_DIR')?.value;
+    const mount = container.volumeMounts?.find((volume) => volume.mountPath === folder);
+    const volume = spec.volumes?.find((candidate) => candidate.name === mount?.name);
+    expect(folder).toMatch(/^\//);
+    expect(mount?.readOnly).not.toBe(true);
+    expect(volume?.emptyDir).toBeDefined();
+    // The spool's default limit (VISIT_SPOOL_MAX_BYTES), which no overlay raises.
+    expect(quantity(volume!.emptyDir!.sizeLimit!)).toBeGreaterThan(256 * 1024 * 1024);
   });
 
   it('runs every container as a numeric non-root user, read-only, without privileges', () => {
@@ -331,6 +455,26 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       'Prefix /logout': 'gateway',
       'Prefix /': 'frontend',
     });
+  });
+
+  it('keeps idle connections open longer than the Ingress controller does, so that it closes them first', () => {
+    const ingress = ofKind<IIngress>(objects, 'Ingress')[0]!;
+    expect(ingress.spec?.ingressClassName).toBe('nginx');
+    const behindIngress = new Set(
+      (ingress.spec?.rules ?? []).flatMap((rule) =>
+        (rule.http?.paths ?? []).map((route) => route.backend.service!.name),
+      ),
+    );
+    const problems: string[] = [];
+    for (const name of SERVICES.filter((service) => behindIngress.has(service))) {
+      const environment = serviceEnvironment(name, problems);
+      const idleMs = Number(environment.get('KEEP_ALIVE_TIMEOUT_MS') ?? 5000);
+      if (!(idleMs > INGRESS_NGINX_UPSTREAM_IDLE_MS)) {
+        problems.push(`${name}: KEEP_ALIVE_TIMEOUT_MS=${environment.get('KEEP_ALIVE_TIMEOUT_MS')}`);
+      }
+    }
+    expect([...behindIngress].sort()).toEqual(['frontend', 'gateway', 'redirect']);
+    expect(problems).toEqual([]);
   });
 
   describe('network policies', () => {
@@ -459,16 +603,106 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       );
     });
 
-    it('let every pod resolve names', () => {
-      const dns = policies.filter(
-        ({ spec }) =>
-          Object.keys(spec!.podSelector).length === 0 &&
-          (spec!.egress ?? []).some((rule) =>
-            (rule.ports ?? []).some(({ port, protocol }) => port === 53 && protocol === 'UDP'),
-          ),
+    /**
+     * Where the pods with these labels may open connections to `port` (a numbered port
+     * outside the namespace): "anywhere", or each peer as "namespace <name> pods <k=v,...>".
+     */
+    const egressDestinations = (labels: Record<string, string>, port: number): string[] => {
+      const destinations = new Set<string>();
+      for (const policy of policies) {
+        const { podSelector, policyTypes = ['Ingress'], egress = [] } = policy.spec!;
+        if (!policyTypes.includes('Egress') || !selects(podSelector, labels)) continue;
+        for (const rule of egress) {
+          if (rule.ports && !rule.ports.some((allowed) => allowed.port === port)) continue;
+          if ((rule.to ?? []).length === 0) destinations.add('anywhere');
+          for (const peer of rule.to ?? []) {
+            if (peer.ipBlock) destinations.add(`addresses ${peer.ipBlock.cidr}`);
+            else if (!peer.namespaceSelector)
+              continue; // a pod of this namespace
+            else {
+              const namespace = peer.namespaceSelector.matchLabels?.['kubernetes.io/metadata.name'];
+              const pods = Object.entries(peer.podSelector?.matchLabels ?? {})
+                .map(([key, value]) => `${key}=${value}`)
+                .sort();
+              destinations.add(`namespace ${namespace ?? '?'} pods ${pods.join(',') || 'all'}`);
+            }
+          }
+        }
+      }
+      return [...destinations].sort();
+    };
+
+    /** Every pod template's labels, by the workload's name (the Deployments and the Job). */
+    const workloadLabels = (): [string, Record<string, string>][] =>
+      [
+        ...deployments.map(
+          (deployment) => [deployment.metadata.name, podLabels(deployment)] as const,
+        ),
+        ...ofKind<IJob>(objects, 'Job').map(
+          (job) =>
+            [
+              job.metadata.labels?.['app.kubernetes.io/name'] ?? job.metadata.name,
+              job.spec!.template.metadata?.labels ?? {},
+            ] as const,
+        ),
+      ].map(([name, labels]) => [name, labels]);
+
+    it('let every pod resolve names, at the cluster DNS (kube-dns) only', () => {
+      const resolvers = Object.fromEntries(
+        workloadLabels().map(([name, labels]) => [name, egressDestinations(labels, 53).join('; ')]),
       );
-      expect(dns).toHaveLength(1);
+      expect(resolvers).toEqual(
+        Object.fromEntries(
+          workloadLabels().map(([name]) => [name, 'namespace kube-system pods k8s-app=kube-dns']),
+        ),
+      );
     });
+
+    it('let only the services that use PostgreSQL, Redis and Kafka (services/services.json) reach them', () => {
+      const reaching = Object.fromEntries(
+        Object.keys(DATASTORE_PORTS).map((server) => [server, [] as string[]]),
+      );
+      for (const [name, labels] of workloadLabels()) {
+        for (const [server, port] of Object.entries(DATASTORE_PORTS)) {
+          if (egressDestinations(labels, port).length > 0) reaching[server]!.push(name);
+        }
+      }
+      const users = (server: string) =>
+        SERVICES.filter((name) => serviceSpec(name).servers.includes(server as never));
+      expect(Object.fromEntries(Object.entries(reaching).map(([k, v]) => [k, v.sort()]))).toEqual({
+        // and the migration Job
+        postgres: [...users('postgres'), 'migrate'].sort(),
+        redis: users('redis').sort(),
+        kafka: users('kafka').sort(),
+      });
+    });
+
+    if (overlay === 'production') {
+      it('send datastore traffic only to the datastores, each one place the same for every client', () => {
+        const problems: string[] = [];
+        const where: Record<string, string> = {};
+        for (const [server, port] of Object.entries(DATASTORE_PORTS)) {
+          const found = new Set<string>();
+          for (const [name, labels] of workloadLabels()) {
+            const destinations = egressDestinations(labels, port);
+            if (destinations.length === 0) continue;
+            if (destinations.some((destination) => !destination.startsWith('namespace '))) {
+              problems.push(`${name} reaches ${server} at ${destinations.join('; ')}`);
+            }
+            found.add(destinations.join('; '));
+          }
+          if (found.size !== 1) problems.push(`${server} at ${[...found].join(' | ')}`);
+          where[server] = [...found][0] ?? '';
+        }
+        expect(problems).toEqual([]);
+        // Kafka's bootstrap address is in the namespace the policies let Kafka traffic into.
+        const brokers = ofKind<IConfigMap>(objects, 'ConfigMap')
+          .map((configMap) => configMap.data?.['KAFKA_BROKERS'])
+          .find(Boolean);
+        const namespace = /^[^.]+\.([^.]+)\.svc/.exec(brokers ?? '')?.[1];
+        expect(where['kafka']).toMatch(new RegExp(`^namespace ${namespace} pods `));
+      });
+    }
   });
 
   it('autoscales the gateway and redirect on CPU, and leaves their replica count to it', () => {
@@ -488,6 +722,56 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       }
       if (!metrics.some((metric) => metric.resource?.name === 'cpu')) {
         problems.push(`${where}: does not scale on CPU`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('spreads the gateway and redirect over zones and nodes, each revision on its own, without blocking a pod', () => {
+    const spreads: Record<string, string[]> = {};
+    for (const name of ['gateway', 'redirect']) {
+      const deployment = deploymentOf(name);
+      spreads[name] = (podSpec(deployment).topologySpreadConstraints ?? [])
+        .map((constraint) =>
+          [
+            constraint.topologyKey,
+            constraint.whenUnsatisfiable,
+            `skew ${constraint.maxSkew}`,
+            selects(constraint.labelSelector ?? {}, podLabels(deployment))
+              ? 'its pods'
+              : 'other pods',
+            `by ${(constraint.matchLabelKeys ?? []).join()}`,
+          ].join(' '),
+        )
+        .sort();
+    }
+    const expected = [
+      'kubernetes.io/hostname ScheduleAnyway skew 1 its pods by pod-template-hash',
+      'topology.kubernetes.io/zone ScheduleAnyway skew 1 its pods by pod-template-hash',
+    ];
+    expect(spreads).toEqual({ gateway: expected, redirect: expected });
+  });
+
+  it('scales down slowly, so that an outage (CPU falls with traffic) does not become a mass shutdown', () => {
+    const problems: string[] = [];
+    for (const hpa of ofKind<IHorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler')) {
+      const where = describeObject(hpa);
+      const scaleDown = hpa.spec!.behavior?.scaleDown;
+      const { maxReplicas } = hpa.spec!;
+      if ((scaleDown?.stabilizationWindowSeconds ?? 0) < MIN_SCALE_DOWN_WINDOW_SECONDS) {
+        problems.push(`${where}: scale-down window ${scaleDown?.stabilizationWindowSeconds}s`);
+      }
+      // Without policies Kubernetes may remove every replica above the minimum at once.
+      const policies = scaleDown?.policies ?? [];
+      if (policies.length === 0) problems.push(`${where}: no scale-down policies`);
+      if (scaleDown?.selectPolicy === 'Disabled') continue;
+      for (const { type, value, periodSeconds } of policies) {
+        // Kubernetes rounds a percentage of the replicas up, as this does.
+        const pods = type === 'Percent' ? Math.ceil((maxReplicas * value) / 100) : value;
+        const perMinute = (pods * 60) / periodSeconds;
+        if (perMinute > Math.max(1, Math.ceil(maxReplicas * MAX_SCALE_DOWN_SHARE_PER_MINUTE))) {
+          problems.push(`${where}: a ${type} policy removes ${perMinute} pods a minute`);
+        }
       }
     }
     expect(problems).toEqual([]);
@@ -522,7 +806,7 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       if (!repoPathExists(`services/${service}/src/migrate.ts`)) {
         problems.push(`services/${service}/src/migrate.ts does not exist`);
       }
-      const migrates = environmentOf(serviceContainer, problems).get('DB_MIGRATE');
+      const migrates = serviceEnvironment(service, problems).get('DB_MIGRATE');
       if (migrates !== 'false') problems.push(`${service} runs with DB_MIGRATE=${migrates}`);
     }
     expect(problems).toEqual([]);
@@ -536,13 +820,15 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       if (!isService(service)) continue;
       const container = podSpec(deployment).containers[0]!;
       const reads = configVariables(service);
-      const environment = environmentOf(container, problems);
+      const environment = environmentOf(podSpec(deployment), container, problems);
       for (const name of requiredInDeployment(service)) {
         if (!environment.has(name)) problems.push(`${service}: ${name} is not given`);
       }
-      // Given one by one: each must be read by the service, or it is a typo.
+      // Given one by one: each must be read by the service (NAME_FILE: NAME), or it is a typo.
       for (const { name } of container.env ?? []) {
-        if (!reads.includes(name)) problems.push(`${service}: ${name} is not read by it`);
+        if (!reads.includes(name.replace(/_FILE$/, ''))) {
+          problems.push(`${service}: ${name} is not read by it`);
+        }
       }
       for (const source of container.envFrom ?? []) {
         const configMap = find<IConfigMap>('ConfigMap', source.configMapRef?.name ?? '');
@@ -557,26 +843,39 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(problems).toEqual([]);
   });
 
-  it('takes secrets only from Secrets, which exist or are the documented external one', () => {
+  it('keeps secrets out of the environment: each is a file of a Secret that exists or is the documented one, readable by the service only', () => {
     const problems: string[] = [];
     const secrets = ofKind<ISecret>(objects, 'Secret');
     for (const { owner, spec } of podTemplates()) {
       for (const container of allContainers(spec)) {
+        const files = secretFilesOf(spec, container);
+        const named = new Set<string>();
         for (const variable of container.env ?? []) {
-          const reference = variable.valueFrom?.secretKeyRef;
           const where = `${owner} ${container.name} ${variable.name}`;
-          if (!reference) {
-            if (/SECRET|PASSWORD|DATABASE_URL/.test(variable.name)) {
-              problems.push(`${where}: a secret given as a plain value`);
-            }
-            continue;
+          if (variable.valueFrom?.secretKeyRef) {
+            problems.push(`${where}: a Secret in the environment, not mounted as a file`);
+          } else if (variable.name.endsWith('_FILE')) {
+            if (files.has(variable.value ?? '')) named.add(variable.value!);
+            else problems.push(`${where}: ${variable.value} is no file of a mounted Secret`);
+          } else if (SECRET_VARIABLE.test(variable.name)) {
+            problems.push(`${where}: a secret given as a plain value`);
           }
-          const secret = secrets.find((candidate) => candidate.metadata.name === reference.name);
+        }
+        for (const [file, { secret: name, key, optional, mode }] of files) {
+          const where = `${owner} ${container.name} ${file}`;
+          const secret = secrets.find((candidate) => candidate.metadata.name === name);
           const keys = Object.keys({ ...secret?.data, ...secret?.stringData });
-          if (!secret && reference.name !== EXTERNAL_SECRET) {
-            problems.push(`${where}: Secret ${reference.name} is neither rendered nor documented`);
-          } else if (secret && !keys.includes(reference.key) && reference.optional !== true) {
-            problems.push(`${where}: Secret ${reference.name} has no key ${reference.key}`);
+          if (!secret && name !== EXTERNAL_SECRET) {
+            problems.push(`${where}: Secret ${name} is neither rendered nor documented`);
+          } else if (secret && !keys.includes(key) && !optional) {
+            problems.push(`${where}: Secret ${name} has no key ${key}`);
+          }
+          if (!named.has(file)) problems.push(`${where}: mounted, but no variable names it`);
+          // Read by the service's group (fsGroup), no one else.
+          if (mode !== 0o440) problems.push(`${where}: mode ${mode?.toString(8)}, not 440`);
+          const group = container.securityContext?.runAsGroup ?? spec.securityContext?.runAsGroup;
+          if (spec.securityContext?.fsGroup !== group) {
+            problems.push(`${where}: fsGroup ${spec.securityContext?.fsGroup}, not ${group}`);
           }
         }
       }
@@ -584,12 +883,28 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  it('gives the previous INTERNAL_API_SECRET, during a rotation, to every service that reads it, from the Secret if there', () => {
+    const problems: string[] = [];
+    const given: string[] = [];
+    for (const name of SERVICES) {
+      if (!configVariables(name).includes('INTERNAL_API_SECRET_PREVIOUS')) continue;
+      const spec = podSpec(deploymentOf(name));
+      const file = secretOf(spec, spec.containers[0]!, 'INTERNAL_API_SECRET_PREVIOUS');
+      if (file?.secret.startsWith(EXTERNAL_SECRET) && file.key === 'INTERNAL_API_SECRET_PREVIOUS') {
+        given.push(name);
+        if (!file.optional) problems.push(`${name}: required, not only during a rotation`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(given.sort()).toEqual(['analytics', 'auth', 'links', 'redirect']);
+  });
+
   it('gives redirect and analytics a Kafka user of their own, with SCRAM and a password from the Secret', () => {
     const problems: string[] = [];
     const credentials: Record<string, Record<string, string | undefined>> = {};
     for (const deployment of deployments) {
       const container = podSpec(deployment).containers[0]!;
-      const environment = environmentOf(container, problems);
+      const environment = environmentOf(podSpec(deployment), container, problems);
       const kafka = [...environment.keys()].filter((key) =>
         /^KAFKA_(SASL|USERNAME|PASSWORD)/.test(key),
       );
@@ -600,9 +915,8 @@ describe.each(overlays())('the %s overlay', (overlay) => {
           problems.push(`${deployment.metadata.name}: ${credentialKeys.join()}`);
         continue;
       }
-      const password = (container.env ?? []).find((variable) => variable.name === 'KAFKA_PASSWORD');
-      if (password?.valueFrom?.secretKeyRef?.optional === true) {
-        problems.push(`${deployment.metadata.name}: KAFKA_PASSWORD is optional`);
+      if (secretOf(podSpec(deployment), container, 'KAFKA_PASSWORD')?.optional !== false) {
+        problems.push(`${deployment.metadata.name}: KAFKA_PASSWORD is optional or not a file`);
       }
       credentials[deployment.metadata.name] = {
         mechanism: environment.get('KAFKA_SASL_MECHANISM'),
@@ -633,14 +947,13 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     const clients: string[] = [];
     for (const deployment of deployments) {
       const container = podSpec(deployment).containers[0]!;
-      const environment = environmentOf(container, problems);
+      const environment = environmentOf(podSpec(deployment), container, problems);
       if (!environment.has('REDIS_URL')) continue;
       clients.push(deployment.metadata.name);
-      const variable = (container.env ?? []).find(({ name }) => name === 'REDIS_URL');
-      const reference = variable?.valueFrom?.secretKeyRef;
-      if (!reference?.name?.startsWith(EXTERNAL_SECRET) || reference.key !== 'REDIS_URL') {
+      const file = secretOf(podSpec(deployment), container, 'REDIS_URL');
+      if (!file?.secret.startsWith(EXTERNAL_SECRET) || file.key !== 'REDIS_URL') {
         problems.push(`${deployment.metadata.name}: REDIS_URL is not from the Secret`);
-      } else if (reference.optional === true) {
+      } else if (file.optional) {
         problems.push(`${deployment.metadata.name}: REDIS_URL from the Secret is optional`);
       }
     }
@@ -693,23 +1006,44 @@ describe.each(overlays())('the %s overlay', (overlay) => {
   }
 
   if (overlay === 'production') {
-    it('runs several replicas of each from pinned images, and renders no Secret', () => {
+    it('runs several replicas of each, every image pinned by digest in a registry, and renders no Secret', () => {
       const problems: string[] = [];
       for (const deployment of deployments) {
         const where = describeObject(deployment);
         const replicas = replicasAtRest(deployment) ?? 1;
         if (replicas < 2) problems.push(`${where}: ${replicas} replica at rest`);
-        // A registry, a name and a version tag: never a floating "latest".
-        const image = podSpec(deployment).containers[0]!.image ?? '';
-        if (!/^[a-z0-9.-]+\.[a-z]+(:\d+)?\/.+:(?!latest$)[\w.-]+$/.test(image)) {
-          problems.push(`${where}: image ${image} is not pinned in a registry`);
+      }
+      // A registry, a name and a digest: the bytes tested, not whatever a tag names today.
+      for (const { owner, spec } of podTemplates()) {
+        for (const { name, image = '' } of allContainers(spec)) {
+          if (!/^[a-z0-9.-]+\.[a-z]+(:\d+)?\/[^:@]+@sha256:[0-9a-f]{64}$/.test(image)) {
+            problems.push(`${owner} ${name}: image ${image} is not pinned by digest`);
+          }
         }
       }
-      // Consumers beyond the visits topic's partitions (6) would sit idle.
+      // Consumers beyond the visits topic's partitions would sit idle.
       const analytics = deploymentOf('analytics').spec!.replicas ?? 1;
-      if (analytics > 6) problems.push(`analytics: ${analytics} consumers for 6 partitions`);
+      const partitions = topicPartitions('visits');
+      if (analytics > partitions) {
+        problems.push(`analytics: ${analytics} consumers for ${partitions} partitions`);
+      }
       expect(problems).toEqual([]);
       expect(ofKind(objects, 'Secret')).toEqual([]);
+    });
+
+    it('names the migration Job after the release its pods carry, so each release applies a Job of its own', () => {
+      const jobs = ofKind<IJob>(objects, 'Job');
+      const release = jobs[0]?.metadata.labels?.[RELEASE_LABEL];
+      expect(release).toMatch(/^[\w.-]+$/);
+      expect(jobs.map((job) => job.metadata.name)).toEqual([`migrate-${release}`]);
+      const templates = [
+        ...deployments.map((deployment) => [deployment, podLabels(deployment)] as const),
+        ...jobs.map((job) => [job, job.spec!.template.metadata?.labels ?? {}] as const),
+      ];
+      const others = templates
+        .filter(([, labels]) => labels[RELEASE_LABEL] !== release)
+        .map(([owner]) => describeObject(owner));
+      expect(others).toEqual([]);
     });
 
     it('runs as production (the images’ NODE_ENV) and carries no dev-only value', () => {
@@ -744,8 +1078,14 @@ describe('k8s/kafka: the services’ Kafka users (Strimzi KafkaUser)', () => {
     user.spec.authorization.acls
       .flatMap(({ resource, operations, type }) => {
         if (type !== undefined && type !== 'allow') return [`${type}?`];
-        if (resource.type !== 'cluster' && resource.patternType !== 'literal') return ['prefixed?'];
-        const name = resource.type === 'cluster' ? 'cluster' : `${resource.type} ${resource.name}`;
+        if (resource.type !== 'cluster' && resource.patternType !== 'literal') {
+          // Only the re-drive's throwaway groups are named by a prefix.
+          if (resource.type !== 'group' || resource.patternType !== 'prefix') return ['prefixed?'];
+        }
+        const name =
+          resource.type === 'cluster'
+            ? 'cluster'
+            : `${resource.type} ${resource.name}${resource.patternType === 'prefix' ? '*' : ''}`;
         return operations.map((operation) => `${operation} ${name}`);
       })
       .sort();
@@ -756,6 +1096,7 @@ describe('k8s/kafka: the services’ Kafka users (Strimzi KafkaUser)', () => {
     ).toEqual([
       ['KafkaUser', 'shortener-redirect', 'scram-sha-512'],
       ['KafkaUser', 'shortener-analytics', 'scram-sha-512'],
+      ['KafkaUser', 'shortener-redrive', 'scram-sha-512'],
     ]);
     for (const user of users) {
       expect(user.metadata.labels?.['strimzi.io/cluster']).toBe('shortener');
@@ -768,7 +1109,7 @@ describe('k8s/kafka: the services’ Kafka users (Strimzi KafkaUser)', () => {
     }
   });
 
-  it('lets only redirect write visits, and only analytics read it (in its group) and write visits.dlq', () => {
+  it('lets only redirect (and the re-drive) write visits, and only analytics read it (in its group) and write visits.dlq', () => {
     expect(Object.fromEntries(users.map((user) => [user.metadata.name, aclsOf(user)]))).toEqual({
       'shortener-redirect': [
         'Describe topic visits',
@@ -783,6 +1124,90 @@ describe('k8s/kafka: the services’ Kafka users (Strimzi KafkaUser)', () => {
         'Read topic visits',
         'Write topic visits.dlq',
       ],
+      // The operator's dead-letter re-drive: visits.dlq back to visits, in groups of its own.
+      'shortener-redrive': [
+        'Delete group analytics-redrive-*',
+        'Describe topic visits',
+        'Describe topic visits.dlq',
+        'IdempotentWrite cluster',
+        'Read group analytics-redrive-*',
+        'Read topic visits.dlq',
+        'Write topic visits',
+      ],
     });
+  });
+});
+
+describe('k8s/kafka: the topics (Strimzi KafkaTopic), where their partitions are written once', () => {
+  const topics = kafkaTopics();
+
+  it('declares visits and visits.dlq for the cluster, kept through the loss of a broker, with a set retention', () => {
+    expect([...topics.keys()].sort()).toEqual(['visits', 'visits.dlq']);
+    const problems: string[] = [];
+    for (const topic of topics.values()) {
+      const where = describeObject(topic);
+      const { replicas, partitions, config = {} } = topic.spec;
+      if (topic.apiVersion !== 'kafka.strimzi.io/v1beta2')
+        problems.push(`${where}: ${topic.apiVersion}`);
+      if (topic.metadata.namespace !== 'kafka') problems.push(`${where}: not in namespace kafka`);
+      if (topic.metadata.labels?.['strimzi.io/cluster'] !== 'shortener') {
+        problems.push(`${where}: not for the Strimzi cluster shortener`);
+      }
+      if (!(Number.isInteger(partitions) && partitions >= 1)) problems.push(`${where}: partitions`);
+      if (replicas !== 3) problems.push(`${where}: ${replicas} replicas`);
+      if (Number(config['min.insync.replicas']) !== 2) {
+        problems.push(`${where}: min.insync.replicas ${config['min.insync.replicas']}`);
+      }
+      if (!(Number(config['retention.ms']) > 0)) problems.push(`${where}: no retention.ms`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('is what infra:up creates on a local broker', () => {
+    const created = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { wantedTopics } = await import('./infra/lib/kafka.mjs'); process.stdout.write(JSON.stringify(wantedTopics({})));",
+      ],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    expect(JSON.parse(created)).toEqual(
+      [...topics.values()].map((topic) => ({
+        topic: topic.metadata.name,
+        numPartitions: topic.spec.partitions,
+      })),
+    );
+  });
+
+  it('is applied with the Kafka users, beside the cluster', () => {
+    expect(readRepoFile(`${KAFKA_FOLDER}/kustomization.yaml`)).toMatch(/- kafka-topics\.yaml/);
+  });
+});
+
+describe('k8s/components/external-secrets: the Secret kept from a secret manager', () => {
+  interface ExternalSecret {
+    kind: string;
+    metadata: { name: string; namespace?: string };
+    spec: { secretStoreRef: { kind: string; name: string }; target: { name: string } };
+  }
+
+  it('adds to the production overlay only an ExternalSecret making the Secret its pods mount', () => {
+    const production = render('production');
+    const objects = renderWithComponent('production', 'k8s/components/external-secrets');
+    const added = objects.filter(
+      (object) => !production.some((other) => JSON.stringify(other) === JSON.stringify(object)),
+    );
+    expect(added.map(describeObject)).toEqual(['ExternalSecret/shortener-secrets']);
+    const external = added[0] as unknown as ExternalSecret;
+    expect(external.metadata.namespace).toBe('shortener');
+    expect(external.spec.secretStoreRef.kind).toBe('ClusterSecretStore');
+    const mounted = new Set(
+      [
+        ...JSON.stringify(production).matchAll(/"(?:secretName|name)":"(shortener-secrets[^"]*)"/g),
+      ].map((match) => match[1]),
+    );
+    expect([...mounted]).toEqual([external.spec.target.name]);
   });
 });

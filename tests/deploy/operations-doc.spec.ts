@@ -6,7 +6,11 @@ import {
   REPO_ROOT,
   runtimeWorkspaces,
   SERVICES,
+  serviceSpec,
 } from './support/repo';
+import { kafkaTopics, ofKind, render } from './support/kubernetes';
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IConfigMap } from 'kubernetes-models/v1';
 
 /** Names of the Prometheus metrics the services register (prom-client constructors). */
 function metricNames(): string[] {
@@ -55,5 +59,86 @@ describe('docs/operations.md', () => {
       expect.arrayContaining(['http_request_duration_seconds', 'redirects_total']),
     );
     expect(metrics.filter((name) => !doc.includes(`\`${name}`))).toEqual([]);
+  });
+
+  it('gives the topics’ partition counts only as k8s/kafka declares them', () => {
+    const declared = new Set([...kafkaTopics().values()].map((topic) => topic.spec.partitions));
+    const written = [
+      ...doc.matchAll(/(\d+)(?: or more)? partitions|partitions:? (\d+)|--partitions (\d+)/g),
+    ].map((match) => Number(match[1] ?? match[2] ?? match[3]));
+    expect(written.filter((count) => !declared.has(count))).toEqual([]);
+  });
+
+  it('names in its network policy table who reaches each datastore, as services/services.json does', () => {
+    const section = /\n### Network policies\n([\s\S]*?)\n### /.exec(doc)?.[1] ?? '';
+    const rows = [...section.matchAll(/^\| ([^|]+?) +\| (PostgreSQL|Redis|Kafka)\b[^|]*\|/gm)];
+    const listed = Object.fromEntries(
+      rows.map((match) => [match[2]!, match[1]!.split(/,\s*/).sort()]),
+    );
+    const users = (server: 'postgres' | 'redis' | 'kafka') =>
+      SERVICES.filter((name) => serviceSpec(name).servers.includes(server));
+    expect(listed).toEqual({
+      PostgreSQL: [...users('postgres'), 'migrate'].sort(),
+      Redis: users('redis').sort(),
+      Kafka: users('kafka').sort(),
+    });
+  });
+
+  describe('against the manifests', () => {
+    const overlays = ['dev', 'production'].map(render);
+    const production = overlays[1]!;
+
+    it('gives the grace periods the Deployments have: the services’, and the frontend’s', () => {
+      const grace = (name: string) =>
+        ofKind<IDeployment>(production, 'Deployment').find(
+          (deployment) => deployment.metadata.name === name,
+        )?.spec?.template.spec?.terminationGracePeriodSeconds;
+      const written =
+        /`terminationGracePeriodSeconds: (\d+)`\s+for the services[^,]*, (\d+) for\s+the frontend/.exec(
+          doc,
+        );
+      expect(written?.slice(1).map(Number)).toEqual([grace(SERVICES[0]!), grace('frontend')]);
+      expect(new Set(SERVICES.map(grace)).size).toBe(1);
+    });
+
+    it('names as the ConfigMap’s values exactly the keys the overlays’ ConfigMaps have', () => {
+      const paragraph =
+        /In Kubernetes the ConfigMap `shortener-config` holds([\s\S]*?)\. Secrets/.exec(doc)?.[1];
+      const written = [...(paragraph ?? '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map(
+        (match) => match[1],
+      );
+      const keys = overlays.flatMap((objects) =>
+        ofKind<IConfigMap>(objects, 'ConfigMap').flatMap((configMap) =>
+          Object.keys(configMap.data ?? {}),
+        ),
+      );
+      expect([...new Set(written)].sort()).toEqual([...new Set(keys)].sort());
+    });
+
+    it('creates in its Secret example every key a production pod needs, and lists every key they mount', () => {
+      /** The keys of shortener-secrets the pods mount, and whether the pod needs each. */
+      const mounted = new Map<string, boolean>();
+      const visit = (value: unknown): void => {
+        if (Array.isArray(value)) return value.forEach(visit);
+        if (typeof value !== 'object' || value === null) return;
+        const { name, secretName, items, optional } = value as Record<string, unknown>;
+        if (
+          (name === 'shortener-secrets' || secretName === 'shortener-secrets') &&
+          Array.isArray(items)
+        ) {
+          for (const { key } of items as { key: string }[]) {
+            mounted.set(key, (mounted.get(key) ?? false) || optional !== true);
+          }
+        }
+        Object.values(value).forEach(visit);
+      };
+      visit(production);
+      const section = /\n### The production overlay\n([\s\S]*?)\n### /.exec(doc)?.[1] ?? '';
+      const created = [...section.matchAll(/--from-literal=([A-Z_]+)=/g)].map((match) => match[1]);
+      const listed = [...section.matchAll(/^ *\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+      const needed = [...mounted].filter(([, required]) => required).map(([key]) => key);
+      expect(needed.filter((key) => !created.includes(key))).toEqual([]);
+      expect(listed.sort()).toEqual([...mounted.keys()].sort());
+    });
   });
 });

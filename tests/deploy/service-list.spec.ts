@@ -1,18 +1,10 @@
-import { configVariables, defaultPort, readRepoFile, SERVICES, serviceSpec } from './support/repo';
+import { configDefault, configVariables, defaultPort, SERVICES, serviceSpec } from './support/repo';
 
 // services/services.json says what each service needs; its configuration (src/config.ts)
 // says what it really reads. They must agree, or the stack script, the tests and the
 // deployments wire a service differently from what it does.
 
 const SERVER_VARIABLES = { postgres: 'DATABASE_URL', redis: 'REDIS_URL', kafka: 'KAFKA_BROKERS' };
-
-/** The default of a URL variable in a service's config.ts (`NAME: env.url([...], 'default')`). */
-function urlDefault(service: (typeof SERVICES)[number], variable: string): string | undefined {
-  const source = readRepoFile(`services/${service}/src/config.ts`);
-  return new RegExp(`^ {2}${variable}: env\\.url\\(\\[[^\\]]*\\], '([^']+)'\\)`, 'm').exec(
-    source,
-  )?.[1];
-}
 
 describe('services/services.json against the services’ configuration', () => {
   it.each(SERVICES)('%s listens by default on its listed port', (name) => {
@@ -26,7 +18,7 @@ describe('services/services.json against the services’ configuration', () => {
     expect(read.sort()).toEqual(listed.sort());
     for (const callee of serviceSpec(name).calls) {
       const { urlVariable, port } = serviceSpec(callee);
-      expect({ urlVariable, default: urlDefault(name, urlVariable!) }).toEqual({
+      expect({ urlVariable, default: configDefault(name, urlVariable!) }).toEqual({
         urlVariable,
         default: `http://127.0.0.1:${port}`,
       });

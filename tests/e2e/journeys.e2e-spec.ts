@@ -23,6 +23,7 @@ import {
   type PageGlobals,
   readClipboard,
   screenshots,
+  SCREENSHOT_DIR,
   startJourneyStack,
   startLandingServer,
   visible,
@@ -174,6 +175,42 @@ describe('browser journeys', () => {
 
   const codeOf = (shortLink: string): string => shortLink.slice(`${stack.url}/r/`.length);
 
+  /**
+   * Opens `/` with the page's script held back, so that what the HTML alone paints can be
+   * checked; `run()` lets the script come, waits until the app has taken the page over (the
+   * host, which only the browser knows, is the placeholder then) and answers whether the
+   * prerendered input is still the one on the page, and what the console said meanwhile.
+   */
+  async function openHomeWithScriptHeld(page: Page) {
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    // The module script index.html loads (its other scripts come from that one).
+    const held = await holdNextRequest(page, /\/assets\/index-[\w-]+\.js$/);
+    // A module script delays DOMContentLoaded: only the answer's arrival is waited for.
+    await page.goto(`${stack.url}/`, { waitUntil: 'commit' });
+    await held.arrived;
+    await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+    // A mark on the element itself, not an attribute: gone if the app painted a new one.
+    await urlInput(page).evaluate((input) => {
+      Object.assign(input, { prerendered: true });
+    });
+    return {
+      async run() {
+        held.release();
+        await eventually(async () =>
+          expect(await urlInput(page).getAttribute('placeholder')).toBe(new URL(stack.url).host),
+        );
+        const kept = await urlInput(page).evaluate(
+          (input) => (input as { prerendered?: boolean }).prerendered === true,
+        );
+        return { kept, errors };
+      },
+    };
+  }
+
   beforeAll(async () => {
     landing = await startLandingServer();
     provider = await startOAuth2Mock({ erin: USER });
@@ -297,6 +334,63 @@ describe('browser journeys', () => {
     });
   });
 
+  describe('the home page before its script arrives', () => {
+    it('is painted from the HTML alone: top bar, the form with its expiry choices, footer (JavaScript off)', async () => {
+      const context = await browser.newContext({ viewport: DESKTOP, javaScriptEnabled: false });
+      try {
+        const page = await context.newPage();
+        const response = await page.goto(`${stack.url}/`);
+        expect(response?.status()).toBe(200);
+        const html = (await response?.text()) ?? '';
+        expect(html).toContain('<div id="root" data-shell="signed-out">');
+
+        const main = page.getByRole('navigation', { name: 'Main' });
+        await visible(page.getByRole('link', { name: 'URL Shortener', exact: true }));
+        await visible(main.getByRole('link', { name: 'Tracking', exact: true }));
+        expect(
+          await main.getByRole('link', { name: 'Sign in', exact: true }).getAttribute('href'),
+        ).toBe('/login?from=%2F');
+        await visible(page.getByRole('heading', { level: 1, name: SPEC.homeHeading }));
+        await visible(urlInput(page));
+        await visible(mainButton(page, SPEC.shorten));
+        const seven = page.getByRole('button', { name: '7 days', exact: true });
+        expect(await seven.getAttribute('aria-pressed')).toBe('true');
+        for (const days of [15, 30, 60]) {
+          const option = page.getByRole('button', { name: `${days} days`, exact: true });
+          expect(await option.isDisabled()).toBe(true);
+        }
+        await visible(page.getByText(SPEC.expiryHint, { exact: true }));
+        const footer = page.getByRole('navigation', { name: 'Footer' });
+        await visible(footer.getByRole('link', { name: /Source code/ }));
+        await visible(footer.getByRole('link', { name: 'Terms and conditions', exact: true }));
+        await visible(footer.getByRole('link', { name: 'Privacy policy', exact: true }));
+        // A picture only: axe-core, which screenshots() runs, needs the page's JavaScript.
+        await mkdir(SCREENSHOT_DIR, { recursive: true });
+        await page.screenshot({
+          path: path.join(SCREENSHOT_DIR, 'home-without-javascript-1280.png'),
+          fullPage: true,
+        });
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('is taken over by the app as it is, without a hydration error, and then shortens', async () => {
+      const page = await newJourneyPage();
+      try {
+        const home = await openHomeWithScriptHeld(page);
+        await visible(page.getByRole('link', { name: 'Sign in', exact: true }));
+        const { kept, errors } = await home.run();
+        expect(kept).toBe(true);
+        expect(errors).toEqual([]);
+        await shorten(page, target('after-hydration'));
+        expect(errors).toEqual([]);
+      } finally {
+        await page.context().close();
+      }
+    });
+  });
+
   describe('signed-out visitor', () => {
     let page: Page;
 
@@ -321,16 +415,15 @@ describe('browser journeys', () => {
       },
     );
 
-    it("shows the top bar: the title links to '/', 'Tracking' and the profile link (a generic icon) to '/profile'", async () => {
+    it("shows the top bar: the title links to '/', 'Tracking' to '/profile', and signed out 'Sign in' (issue 28) instead of a profile icon", async () => {
       await page.goto(`${stack.url}/`);
       const title = page.getByRole('banner').getByRole('link', { name: 'URL Shortener' });
       expect(await title.getAttribute('href')).toBe('/');
       const tracking = page.getByRole('link', { name: 'Tracking', exact: true });
       expect(await tracking.getAttribute('href')).toBe('/profile');
-      const profile = page.getByRole('link', { name: 'Profile', exact: true });
-      expect(await profile.getAttribute('href')).toBe('/profile');
-      expect(await profile.locator('img').count()).toBe(0);
-      expect(await profile.locator('svg').count()).toBe(1);
+      const signIn = page.getByRole('banner').getByRole('link', { name: 'Sign in', exact: true });
+      expect(await signIn.getAttribute('href')).toBe('/login?from=%2F');
+      expect(await page.getByRole('link', { name: 'Profile', exact: true }).count()).toBe(0);
     });
 
     it("shows 'Page not found.' on an unknown route, with a Home button back to '/'", async () => {
@@ -430,6 +523,30 @@ describe('browser journeys', () => {
         ).toBeGreaterThan(0),
       );
       await screenshots(page, 'profile-empty');
+    });
+
+    it('gets the home page prerendered signed in (profile link, alias field, every expiry), taken over without a hydration error', async () => {
+      // The same browser profile: its cookies and cached userData.
+      const home = await page.context().newPage();
+      try {
+        const opened = await openHomeWithScriptHeld(home);
+        const main = home.getByRole('navigation', { name: 'Main' });
+        await visible(main.getByRole('link', { name: 'Profile', exact: true }));
+        expect(await main.getByRole('link', { name: 'Sign in', exact: true }).count()).toBe(0);
+        await visible(home.getByRole('textbox', { name: /Alias/ }));
+        for (const days of [15, 30, 60]) {
+          const option = home.getByRole('button', { name: `${days} days`, exact: true });
+          expect(await option.isDisabled()).toBe(false);
+        }
+        const { kept, errors } = await opened.run();
+        expect(kept).toBe(true);
+        expect(errors).toEqual([]);
+        // Then what the browser knows: the user's picture.
+        const avatar = main.getByRole('link', { name: 'Profile', exact: true }).locator('img');
+        expect(await (await visible(avatar)).getAttribute('src')).toBe(USER.picture);
+      } finally {
+        await home.close();
+      }
     });
 
     it('shortens with the default 7 days and then 30 days, every expiry enabled without the hint, clearing the cached userData', async () => {

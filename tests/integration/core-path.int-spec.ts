@@ -134,6 +134,7 @@ describe('core path', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('text/html');
     const list = await links.call(internalApi.listLinks, { identity: alice });
+    if (list.status !== 200) throw new Error(`listing answered ${list.status}`);
     expect(list.body.links.map((l) => l.urlID)).not.toContain(link.urlID);
     const one = await links.request('GET', `/internal/links/${link.urlID}`, { identity: alice });
     expect(one.status).toBe(404);
@@ -149,6 +150,7 @@ describe('core path', () => {
     expect(read).toEqual(unknown);
     expect(removed.status).toBe(404);
     const list = await links.call(internalApi.listLinks, { identity: bob });
+    if (list.status !== 200) throw new Error(`listing answered ${list.status}`);
     expect(list.body.links.map((l) => l.urlID)).not.toContain(link.urlID);
     expect(
       (await links.request('GET', `/internal/links/${link.urlID}`, { identity: alice })).status,

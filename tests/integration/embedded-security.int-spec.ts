@@ -4,7 +4,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -12,7 +11,13 @@ import { connect, isIPv4 } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '@shortener/testkit';
+import {
+  connectAsNobody,
+  freePort,
+  listeningPorts,
+  listeningUnixSockets,
+  waitFor,
+} from '@shortener/testkit';
 import {
   Browser,
   launch,
@@ -52,33 +57,6 @@ function tcpProbe(host: string, port: number): Promise<string> {
   });
 }
 
-/** The TCP ports a process listens on (Linux: its socket inodes matched in /proc/net). */
-function listeningPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    let link: string;
-    try {
-      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue; // closed meanwhile
-    }
-    const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
-    if (inode) inodes.add(inode);
-  }
-  const ports = new Set<number>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    const rows = readFileSync(table, 'utf8').trim().split('\n').slice(1);
-    for (const row of rows) {
-      const fields = row.trim().split(/\s+/);
-      const [, local = '', , state, , , , , , inode = ''] = fields;
-      if (state === '0A' && inodes.has(inode)) {
-        ports.add(parseInt(local.split(':').pop() ?? '0', 16));
-      }
-    }
-  }
-  return [...ports];
-}
-
 /** Connects to a PostgreSQL port as postgres and runs a query: 'ok' or the refusal. */
 async function signInToPostgres(port: number, password?: string): Promise<string> {
   const client = new Client({
@@ -111,6 +89,30 @@ function modes(root: string): Array<{ file: string; mode: number; folder: boolea
   };
   walk(root);
   return found;
+}
+
+/** Shortens `url` for a week as the signed-in `owner`; its code. */
+async function shortenAs(owner: Browser, app: Embedded, url: string): Promise<string> {
+  const created = await owner.fetch(`${app.url}/api/shorten/?url=${encodeURIComponent(url)}`, {
+    method: 'POST',
+    headers: { 'x-requested-with': 'XMLHttpRequest' },
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { url: string }).url;
+}
+
+/** The addresses the visits of `code` were recorded at, once there is one at least. */
+function visitorAddresses(owner: Browser, app: Embedded, code: string): Promise<string[]> {
+  return waitFor(
+    async () => {
+      const page = await owner.fetch(`${app.url}/api/visitors/${code}`, {
+        headers: { 'x-requested-with': 'XMLHttpRequest' },
+      });
+      if (page.status !== 200) return undefined;
+      return ((await page.json()) as Array<{ ipAddress: string }>).map((visit) => visit.ipAddress);
+    },
+    { what: `a visit of ${code} stored`, timeoutMs: 20_000 },
+  );
 }
 
 describe('embedded mode, security', () => {
@@ -232,6 +234,111 @@ describe('embedded mode, security', () => {
         await stop(app);
       }
     });
+  });
+
+  describe('a local client naming another address in X-Forwarded-For', () => {
+    // The gateway is the edge: a header only a proxy of the operator's would be believed.
+    const LIMIT = 3;
+    let app: Embedded;
+    let owner: Browser;
+    let n = 0;
+    const forged = (): Record<string, string> => ({ 'x-forwarded-for': `203.0.113.${++n}` });
+
+    beforeAll(async () => {
+      app = await start(path.join(scratch, 'forged'), {
+        SHORTEN_RATE_LIMIT_ANONYMOUS: String(LIMIT),
+        SIGN_IN_RATE_LIMIT: String(LIMIT + 2),
+        REDIRECT_MISS_BUDGET: String(LIMIT),
+        REDIRECT_MISS_BURST: String(LIMIT),
+      });
+      owner = await signInLocally(app, 'Link Owner');
+    }, 90_000);
+    afterAll(async () => {
+      if (app) await stop(app);
+    });
+
+    it('shortens anonymously no more often than the limit', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i <= LIMIT; i += 1) {
+        const url = `https://example.com/forged-${i}`;
+        const answer = await fetch(`${app.url}/api/shorten/?url=${encodeURIComponent(url)}`, {
+          method: 'POST',
+          headers: { 'x-requested-with': 'XMLHttpRequest', ...forged() },
+        });
+        statuses.push(answer.status);
+      }
+      expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(LIMIT);
+      expect(statuses.at(-1)).toBe(403);
+    });
+
+    it('signs in no more often than the limit', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i <= LIMIT + 2; i += 1) {
+        statuses.push((await fetch(`${app.url}/login`, { headers: forged() })).status);
+      }
+      expect(statuses.at(-1)).toBe(429);
+    });
+
+    it('spends its own /r/ miss budget', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i <= LIMIT; i += 1) {
+        statuses.push((await fetch(`${app.url}/r/zzzzz${i}z`, { headers: forged() })).status);
+      }
+      expect(statuses.at(-1)).toBe(429);
+    });
+
+    it('is recorded at its own address, through the gateway', async () => {
+      const code = await shortenAs(owner, app, 'https://example.com/recorded-address');
+      const visit = await fetch(`http://127.0.0.1:${app.port}/r/${code}`, {
+        redirect: 'manual',
+        headers: { 'x-forwarded-for': '8.8.8.8' },
+      });
+      expect(visit.status).toBe(302);
+      expect(await visitorAddresses(owner, app, code)).toEqual(['127.0.0.1']);
+    });
+
+    it('cannot name an address on the redirect service’s own port or socket either', async () => {
+      const code = await shortenAs(owner, app, 'https://example.com/straight-to-the-redirect');
+      // Every other port of the process: the internal services, the redirect among them.
+      const internal = listeningPorts(app.child.pid ?? 0).filter((port) => port !== app.port);
+      expect(internal.length).toBeGreaterThanOrEqual(4);
+      for (const port of internal) {
+        await fetch(`http://127.0.0.1:${port}/r/${code}`, {
+          redirect: 'manual',
+          headers: { 'x-forwarded-for': '8.8.4.4' },
+        }).catch(() => undefined);
+      }
+      // One visit through the gateway marks the point by which those would have been stored.
+      await fetch(`http://127.0.0.1:${app.port}/r/${code}`, { redirect: 'manual' });
+      const addresses = await visitorAddresses(owner, app, code);
+      expect(addresses).not.toContain('8.8.4.4');
+      // The gateway reaches the redirect service (as the gate its database) on a socket only
+      // this user can open.
+      const sockets = listeningUnixSockets(app.child.pid ?? 0);
+      expect(sockets.length).toBeGreaterThanOrEqual(2);
+      for (const socket of sockets) {
+        expect([socket, statSync(path.dirname(socket)).mode & 0o777]).toEqual([socket, 0o700]);
+        expect([socket, statSync(socket).mode & 0o077]).toEqual([socket, 0]);
+        expect([socket, connectAsNobody(socket)]).toEqual([socket, 'EACCES']);
+      }
+    });
+  });
+
+  it('believes X-Forwarded-For from the proxies TRUSTED_PROXIES names, when its operator sets it', async () => {
+    const app = await start(path.join(scratch, 'behind-a-proxy'), {
+      TRUSTED_PROXIES: 'loopback',
+    });
+    try {
+      const owner = await signInLocally(app, 'Proxied Owner');
+      const code = await shortenAs(owner, app, 'https://example.com/proxied');
+      await fetch(`http://127.0.0.1:${app.port}/r/${code}`, {
+        redirect: 'manual',
+        headers: { 'x-forwarded-for': '198.51.100.7' },
+      });
+      expect(await visitorAddresses(owner, app, code)).toEqual(['198.51.100.7']);
+    } finally {
+      await stop(app);
+    }
   });
 
   it.each([

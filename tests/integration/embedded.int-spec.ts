@@ -1,8 +1,11 @@
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, waitFor } from '@shortener/testkit';
+import { Client } from 'pg';
+import { LINKS_QUERY_MESSAGES, NEXT_CURSOR_HEADER } from '@shortener/contracts';
+import { freePort, listeningPorts, REPO_ROOT, waitFor } from '@shortener/testkit';
 import { launch, signInLocally, start, stop } from './embedded-app';
 
 // The embedded mode as a newcomer runs it: one process, embedded PostgreSQL in a data
@@ -10,6 +13,22 @@ import { launch, signInLocally, start, stop } from './embedded-app';
 // again on the same folder.
 
 const XHR = { 'X-Requested-With': 'XMLHttpRequest' };
+
+/** A client signed in to the embedded database: the one port of the process that takes its password. */
+async function embeddedDatabase(pid: number, dataDir: string): Promise<Client> {
+  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
+  for (const port of listeningPorts(pid)) {
+    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+  }
+  throw new Error('no port of the process opens its database');
+}
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
@@ -25,7 +44,7 @@ describe('embedded mode', () => {
     try {
       const home = await fetch(`${app.url}/`);
       expect(home.status).toBe(200);
-      expect(await home.text()).toContain('<div id="root">');
+      expect(await home.text()).toMatch(/<div id="root"[ >]/);
 
       const anonymous = await fetch(
         `${app.url}/api/shorten/?url=${encodeURIComponent('https://example.com/kept')}&days=7`,
@@ -106,6 +125,27 @@ describe('embedded mode', () => {
       });
       expect(await deleted.json()).toEqual({ loggedIn: true });
       expect((await fetch(`${app.url}/r/${visited.url}`, { redirect: 'manual' })).status).toBe(404);
+      // Undo, edit and delete again, on the in-process cache as on Redis.
+      const restored = await browser.fetch(`${app.url}/api/links/${visited.url}/restore`, {
+        method: 'POST',
+        headers: XHR,
+      });
+      expect(await restored.json()).toEqual(
+        expect.objectContaining({ urlID: visited.url, visitCount: 1 }),
+      );
+      const edited = await browser.fetch(`${app.url}/api/links/${visited.url}`, {
+        method: 'PATCH',
+        headers: { ...XHR, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.org/edited' }),
+      });
+      expect(edited.status).toBe(200);
+      expect(
+        (
+          await fetch(`${app.url}/r/${visited.url}`, { method: 'HEAD', redirect: 'manual' })
+        ).headers.get('location'),
+      ).toBe('https://example.org/edited');
+      await browser.fetch(`${app.url}/api/delete/${visited.url}`, { method: 'POST', headers: XHR });
+      expect((await fetch(`${app.url}/r/${visited.url}`, { redirect: 'manual' })).status).toBe(404);
 
       expect(await stop(app)).toBe(0);
       app = await start(dataDir);
@@ -125,6 +165,52 @@ describe('embedded mode', () => {
       await stop(app);
     }
   });
+
+  it("pages and searches a user's links on its embedded PostgreSQL", async () => {
+    const app = await start(path.join(dataDir, 'pages'), { SHORTEN_RATE_LIMIT_SIGNED_IN: '1000' });
+    try {
+      const browser = await signInLocally(app, 'Paging Tester');
+      const created: string[] = [];
+      for (let i = 0; i < 105; i += 1) {
+        const response = await browser.fetch(
+          `${app.url}/api/shorten/?url=${encodeURIComponent(`https://example.com/page/${i}`)}&days=30`,
+          { method: 'POST', headers: XHR },
+        );
+        expect(response.status).toBe(201);
+        created.push(((await response.json()) as { url: string }).url);
+      }
+      const newestFirst = [...created].reverse();
+      const first = await browser.fetch(`${app.url}/api/user`, { headers: XHR });
+      const user = (await first.json()) as { urls: { urlID: string }[] };
+      expect(user.urls.map((link) => link.urlID)).toEqual(newestFirst.slice(0, 100));
+      const cursor = first.headers.get(NEXT_CURSOR_HEADER);
+      expect(cursor).toEqual(expect.any(String));
+
+      const next = await browser.fetch(
+        `${app.url}/api/links?cursor=${encodeURIComponent(cursor!)}`,
+        { headers: XHR },
+      );
+      expect(next.status).toBe(200);
+      expect(next.headers.get(NEXT_CURSOR_HEADER)).toBeNull();
+      const rest = (await next.json()) as { urlID: string }[];
+      expect(rest.map((link) => link.urlID)).toEqual(newestFirst.slice(100));
+
+      const found = await browser.fetch(`${app.url}/api/links?q=EXAMPLE.COM/PAGE/42`, {
+        headers: XHR,
+      });
+      expect(((await found.json()) as { urlID: string }[]).map((link) => link.urlID)).toEqual([
+        created[42],
+      ]);
+      const bad = await browser.fetch(`${app.url}/api/links?cursor=not-a-cursor`, {
+        headers: XHR,
+      });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toEqual({ message: LINKS_QUERY_MESSAGES.cursor });
+    } finally {
+      await stop(app);
+    }
+    // A start and 105 shortens one after another: about 40 s on a loaded 2-core machine.
+  }, 150_000);
 
   it.each([
     // A folder inside a regular file can never be made.
@@ -153,6 +239,45 @@ describe('embedded mode', () => {
     expect(app.output()).toContain(message);
     expect(app.output()).not.toContain('    at ');
   });
+
+  it('opens a database folder of an earlier version as it was, with a 16 MB buffer cache set at start', async () => {
+    // A folder as the versions before made it: PGlite's own settings (128 MB of buffers).
+    const earlier = path.join(dataDir, 'earlier');
+    const folder = path.join(earlier, 'postgres');
+    mkdirSync(folder, { recursive: true });
+    // In a Node process of its own: PGlite loads its WebAssembly with import(), which Jest's
+    // module system does not offer.
+    execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const { PGlite } = require('@electric-sql/pglite');
+        PGlite.create(process.argv[1]).then(async (db) => {
+          await db.exec("CREATE TABLE kept (note text); INSERT INTO kept VALUES ('still here')");
+          await db.close();
+        });`,
+        folder,
+      ],
+      { cwd: REPO_ROOT, stdio: 'inherit' },
+    );
+    const conf = readFileSync(path.join(folder, 'postgresql.conf'), 'utf8');
+
+    const app = await start(earlier);
+    try {
+      const db = await embeddedDatabase(app.child.pid ?? 0, earlier);
+      try {
+        // PGlite zeroes its buffer cache at start: 128 MB resident, used or not.
+        expect((await db.query('SHOW shared_buffers')).rows).toEqual([{ shared_buffers: '16MB' }]);
+        expect((await db.query('SELECT note FROM kept')).rows).toEqual([{ note: 'still here' }]);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      expect(await stop(app)).toBe(0);
+    }
+    // Set at start only: the folder's own configuration is as it was.
+    expect(readFileSync(path.join(folder, 'postgresql.conf'), 'utf8')).toBe(conf);
+  }, 300_000);
 
   it('says so when its port is taken', async () => {
     const port = await freePort();

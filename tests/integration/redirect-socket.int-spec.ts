@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { InternalClient } from '@shortener/chassis';
 import { internalApi } from '@shortener/contracts';
 import {
+  connectAsNobody,
   freePort,
   startService,
   startStack,
@@ -15,8 +16,9 @@ import {
 } from '@shortener/testkit';
 
 // The redirect service's Unix socket (UNIX_SOCKET), where an edge on the same machine reaches
-// it without TCP (npm run stack's nginx): /r/ only, the edge's X-Forwarded-For believed, the
-// TCP port as before; a socket left by a killed instance is taken back, a live one is not.
+// it without TCP (npm run stack's nginx): /r/ only, the edge's X-Forwarded-For believed, so
+// only its user may connect; the TCP port as before; a socket left by a killed instance is
+// taken back, a live one is not.
 
 interface Answer {
   status: number;
@@ -124,9 +126,12 @@ describe('the redirect service on a Unix socket', () => {
     expect((await fetch(`${stack.get('redirect').url}/readyz`)).status).toBe(200);
   });
 
-  it('is open to every local user: the edge’s workers may be another one', () => {
+  it('is its user’s alone: another local user cannot connect and name an address', () => {
     expect(statSync(socket).isSocket()).toBe(true);
-    expect(statSync(socket).mode & 0o777).toBe(0o666);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    // The folder here is open to all (0755): the socket alone keeps the others out.
+    chmodSync(folder, 0o755);
+    expect(connectAsNobody(socket)).toBe('EACCES');
   });
 
   it('takes back the socket a killed instance left behind', async () => {

@@ -8,6 +8,8 @@ import { startStack, testServers, waitFor, type Stack } from '@shortener/testkit
 // keeps a removal while the analytics service is away and delivers it once it is back.
 
 const owner = { userId: 'removals-and-purges' };
+/** The shortest undo window the links service takes: a deleted link is purged after it. */
+const UNDO_WINDOW_MS = 6000;
 
 describe('removals and purges', () => {
   let stack: Stack;
@@ -85,6 +87,7 @@ describe('removals and purges', () => {
           LINK_RETENTION_DAYS: '30',
           PURGE_INTERVAL_MS: '1000',
           REMOVALS_INTERVAL_MS: '200',
+          DELETE_UNDO_WINDOW_MS: String(UNDO_WINDOW_MS),
         },
         analytics: { TOMBSTONE_RETENTION_DAYS: '90', TOMBSTONE_PURGE_INTERVAL_MS: '1000' },
       },
@@ -164,6 +167,34 @@ describe('removals and purges', () => {
     await db.query('DELETE FROM analytics.deleted_links WHERE url_id = $1', [recent]);
   });
 
+  it('keeps a deleted link and its visits through the undo window, then purges them', async () => {
+    const code = await create('deleted-then-purged');
+    await visitAll([code]);
+    const deleted = await links.call(internalApi.deleteLink, { identity: owner, params: { code } });
+    expect(deleted.status).toBe(204);
+    // Within the window: no redirect, but the row and the visits are kept for a restore.
+    expect(
+      (await fetch(`${stack.get('redirect').url}/r/${code}`, { redirect: 'manual' })).status,
+    ).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await linkExists(code)).toBe(true);
+    expect(await storedVisits(code)).toBe(1);
+    expect(await inOutbox(code)).toBe(true);
+    await waitFor(
+      async () =>
+        !(await linkExists(code)) && (await storedVisits(code)) === 0 && !(await inOutbox(code)),
+      {
+        what: 'the link and its visits purged after the window',
+        timeoutMs: UNDO_WINDOW_MS + 15_000,
+      },
+    );
+    const restore = await links.call(internalApi.restoreLink, {
+      identity: owner,
+      params: { code },
+    });
+    expect(restore.status).toBe(404);
+  });
+
   it('keeps a removal in the outbox while analytics is down, and delivers it when analytics is back', async () => {
     const code = await create('removed-while-analytics-down');
     const neighbour = await create('neighbour-of-removed');
@@ -173,10 +204,14 @@ describe('removals and purges', () => {
     await analyticsProcess.stop('SIGTERM');
     const deleted = await links.call(internalApi.deleteLink, { identity: owner, params: { code } });
     expect(deleted.status).toBe(204);
-    // Several retry rounds (every 200 ms) fail meanwhile: the removal stays, the visits too.
+    // Past the undo window the link goes; several retry rounds (every 200 ms) then fail
+    // meanwhile: the removal stays, the visits too.
+    await waitFor(async () => !(await linkExists(code)), {
+      what: 'the deleted link purged after the undo window',
+      timeoutMs: UNDO_WINDOW_MS + 10_000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await inOutbox(code)).toBe(true);
-    expect(await linkExists(code)).toBe(false);
     expect(await storedVisits(code)).toBe(1);
     expect(stack.get('links').output()).toContain('visits not deleted yet; will retry');
 

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { WEB_APP_PAGES } from '@shortener/contracts';
 
 // `npm start` and `npm run stack` build what they serve through one helper
 // (scripts/lib/build.mjs). It is an ES module, which Jest's CommonJS runtime cannot load:
@@ -46,8 +47,16 @@ describe('building what npm start and npm run stack serve', () => {
 
   it('builds only the services when the web app is built', () => {
     mkdirSync(path.join(root, 'frontend/dist'), { recursive: true });
-    writeFileSync(path.join(root, 'frontend/dist/index.html'), '<!doctype html>');
+    for (const page of Object.values(WEB_APP_PAGES)) {
+      writeFileSync(path.join(root, 'frontend/dist', page), '<!doctype html>');
+    }
     expect(buildIn(root)).toEqual({ built: true, commands: [TSC] });
+  });
+
+  it('builds the web app again when it was built before its home page was prerendered', () => {
+    mkdirSync(path.join(root, 'frontend/dist'), { recursive: true });
+    writeFileSync(path.join(root, 'frontend/dist/index.html'), '<!doctype html>');
+    expect(buildIn(root).commands).toEqual([TSC, WEB_APP]);
   });
 
   it('leaves the web app alone when FRONTEND_DIR serves another one', () => {

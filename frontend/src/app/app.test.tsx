@@ -4,6 +4,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { render } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionProvider } from '../features/auth';
+import { UndoDeleteProvider } from '../features/links';
 import { aUser } from '../test/fixtures';
 import { mockFetch, signIn } from '../test/http';
 import { renderApp } from '../test/render';
@@ -11,16 +12,29 @@ import { AppLayout } from './layout';
 import { RouteError } from './routes/route-error';
 
 describe('the frame around every route', () => {
-  it('has a top bar with the title, Tracking and profile links', () => {
-    renderApp('/');
+  it("has a top bar with the title, Tracking, and 'Sign in' instead of a profile icon when signed out", () => {
+    renderApp('/tc?x=1');
     const main = screen.getByRole('navigation', { name: 'Main' });
     expect(screen.getByRole('link', { name: 'URL Shortener' }).getAttribute('href')).toBe('/');
     expect(within(main).getByRole('link', { name: 'Tracking' }).getAttribute('href')).toBe(
       '/profile',
     );
+    const signIn = within(main).getByRole('link', { name: 'Sign in' });
+    // A browser navigation that brings the user back to the page they were on.
+    expect(signIn.getAttribute('href')).toBe('/login?from=%2Ftc%3Fx%3D1');
+    expect(within(main).queryByRole('link', { name: 'Profile' })).toBeNull();
+  });
+
+  it('shows the profile link (a generic icon without a picture) only when signed in', () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser({ profilePicture: '' })));
+    renderApp('/');
+    const main = screen.getByRole('navigation', { name: 'Main' });
     const profile = within(main).getByRole('link', { name: 'Profile' });
     expect(profile.getAttribute('href')).toBe('/profile');
     expect(profile.querySelector('img')).toBeNull();
+    expect(profile.querySelector('svg')).not.toBeNull();
+    expect(within(main).queryByRole('link', { name: 'Sign in' })).toBeNull();
   });
 
   it("shows the signed-in user's picture from cached userData", () => {
@@ -75,7 +89,9 @@ describe('the frame around every route', () => {
     ]);
     render(
       <SessionProvider>
-        <RouterProvider router={router} />
+        <UndoDeleteProvider>
+          <RouterProvider router={router} />
+        </UndoDeleteProvider>
       </SessionProvider>,
     );
 

@@ -4,6 +4,7 @@ import { Loading } from '../components/feedback';
 import { Footer } from '../components/footer';
 import { TopBar } from '../components/top-bar';
 import { useSession } from '../features/auth';
+import { UndoDeleteNotice } from '../features/links';
 
 /** Every route sits between the top bar and the footer (SPEC section 2). */
 export function AppLayout() {
@@ -24,12 +25,13 @@ export function AppLayout() {
       <a href="#main" className="skip-link">
         Skip to content
       </a>
-      <TopBar picture={signedIn ? picture : null} />
+      <TopBar signedIn={signedIn} picture={signedIn ? picture : null} />
       <main id="main" ref={main} className="page" tabIndex={-1}>
         {/* While a page's chunk arrives the first time (router.tsx). */}
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>
+        <UndoDeleteNotice />
       </main>
       <Footer />
       <ScrollRestoration />

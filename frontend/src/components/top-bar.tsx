@@ -1,14 +1,19 @@
 import { useState } from 'react';
-import { Link, NavLink } from 'react-router-dom';
+import { Link, NavLink, useLocation } from 'react-router-dom';
+import { useHydrated } from '../lib/hydration';
 import { ChartIcon, LogoIcon, UserIcon } from './icons';
 import './top-bar.css';
 
 interface TopBarProps {
+  signedIn: boolean;
   /** The signed-in user's picture, or null for the generic icon. */
   picture: string | null;
 }
 
-export function TopBar({ picture }: TopBarProps) {
+export function TopBar({ signedIn, picture }: TopBarProps) {
+  const { pathname, search } = useLocation();
+  // The prerendered home page knows its path but not the query it was asked with.
+  const from = useHydrated() ? pathname + search : pathname;
   return (
     <header className="top-bar">
       <div className="top-bar__inner">
@@ -23,17 +28,26 @@ export function TopBar({ picture }: TopBarProps) {
             <ChartIcon />
             Tracking
           </NavLink>
-          {/* The same page as 'Tracking', which alone marks it as the current one. */}
-          <Link to="/profile" className="top-bar__profile" aria-label="Profile">
-            <Avatar key={picture} picture={picture} />
-          </Link>
+          {signedIn ? (
+            // The same page as 'Tracking', which alone marks it as the current one.
+            <Link to="/profile" className="top-bar__profile" aria-label="Profile">
+              <Avatar key={picture} picture={picture} />
+            </Link>
+          ) : (
+            // Signed out, a generic icon looked the same as a signed-in user without a
+            // picture: the bar says what to do instead. A browser navigation (SPEC: sign-in
+            // is /login?from={path}), which brings the user back here.
+            <a className="top-bar__sign-in" href={`/login?from=${encodeURIComponent(from)}`}>
+              Sign in
+            </a>
+          )}
         </nav>
       </div>
     </header>
   );
 }
 
-function Avatar({ picture }: TopBarProps) {
+function Avatar({ picture }: { picture: string | null }) {
   const [broken, setBroken] = useState(false);
   if (!picture || broken) return <UserIcon width={22} height={22} />;
   return (

@@ -40,10 +40,12 @@ export interface FailurePolicy {
  * header the gateway requires, and failures mapped to SPEC section 8. Never throws.
  */
 export async function apiRequest<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   path: string,
   schema: Schema<T>,
   policy: FailurePolicy,
+  /** A JSON body to send (SPEC's calls send none). */
+  payload?: unknown,
 ): Promise<ApiResult<T>> {
   const unexpected = policy.exception ?? MESSAGES.serverError;
   let response: Response;
@@ -51,7 +53,12 @@ export async function apiRequest<T>(
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest', Accept: 'application/json' },
+      headers: {
+        [REQUESTED_WITH_HEADER]: 'XMLHttpRequest',
+        Accept: 'application/json',
+        ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
     });
   } catch {
     return { ok: false, status: 0, message: unexpected, signedOut: false };

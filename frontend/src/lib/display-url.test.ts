@@ -65,37 +65,52 @@ describe('mixesScripts', () => {
 });
 
 describe('urlParts', () => {
-  it('splits a shown URL into its scheme, what may give way, and the end of its path', () => {
+  it('splits a shown URL into its scheme, its host, a middle that may give way, and its end', () => {
     expect(urlParts('https://docs.example.org/guides/2026/chapter-one')).toEqual({
       scheme: 'https://',
-      start: 'docs.example.org/guides/2026',
+      host: 'docs.example.org',
+      middle: '/guides/2026',
       end: '/chapter-one',
     });
     expect(urlParts('http://landing.test:4000/landing?journey=a&run=b')).toEqual({
       scheme: 'http://',
-      start: 'landing.test:4000',
+      host: 'landing.test:4000',
+      middle: '',
       end: '/landing?journey=a&run=b',
     });
   });
 
-  it('keeps the host whole in the start when the path is empty', () => {
+  it('keeps the host whole and apart, so a long path is cut after it, not inside it', () => {
+    // Issue 28: at 390 px this read "githu… uesturl-options-callback".
+    const url =
+      'https://github.com/expressjs/cors/blob/master/README.md#configuring-cors-w-dynamic-origin-requesturl-options-callback';
+    const { host, middle, end } = urlParts(url);
+    expect(host).toBe('github.com');
+    expect(middle.startsWith('/expressjs/cors')).toBe(true);
+    expect(end.length).toBeLessThanOrEqual(URL_END_LENGTH);
+    expect(`https://${host}${middle}${end}`).toBe(url);
+  });
+
+  it('has an empty middle and end when the path is empty', () => {
     expect(urlParts('https://example.com/')).toEqual({
       scheme: 'https://',
-      start: 'example.com',
+      host: 'example.com',
+      middle: '',
       end: '/',
     });
     expect(urlParts('https://example.com')).toEqual({
       scheme: 'https://',
-      start: 'example.com',
+      host: 'example.com',
+      middle: '',
       end: '',
     });
   });
 
   it('keeps only the last characters of a long end, and every character overall', () => {
     const url = `https://example.com/search?q=${'x'.repeat(60)}`;
-    const { scheme, start, end } = urlParts(url);
+    const { scheme, host, middle, end } = urlParts(url);
     expect(end).toHaveLength(URL_END_LENGTH);
     expect(url.endsWith(end)).toBe(true);
-    expect(scheme + start + end).toBe(url);
+    expect(scheme + host + middle + end).toBe(url);
   });
 });

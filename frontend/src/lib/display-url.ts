@@ -106,19 +106,22 @@ export function displayUrl(raw: string): DisplayUrl {
 /** The most characters of a URL's end that a list item keeps in sight. */
 export const URL_END_LENGTH = 24;
 
-/** A shown URL in the three parts a narrow list item lays out apart. */
+/** A shown URL in the parts a narrow list item lays out apart. */
 export interface UrlParts {
   /** 'https://': read out, not shown, since nearly every link has it. */
   scheme: string;
-  /** The host and the path up to its last segment: what gives way (an ellipsis) when narrow. */
-  start: string;
+  /** The host (and port): kept whole, since it says whose site the link goes to. */
+  host: string;
+  /** The path up to its last segment: what gives way (an ellipsis) when narrow. */
+  middle: string;
   /** The last path segment, query and fragment (at most URL_END_LENGTH characters): kept. */
   end: string;
 }
 
 /**
  * Splits a shown URL so that a list item keeps in sight what tells a user's links apart:
- * the host (at the start) and the end of the path. Together the parts are the whole text.
+ * the host, whole, and the end of the path; the middle of the path gives way. Together the
+ * parts are the whole text.
  */
 export function urlParts(text: string): UrlParts {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
@@ -129,5 +132,10 @@ export function urlParts(text: string): UrlParts {
   const lastSlash = rest.lastIndexOf('/', beforeQuery < 0 ? rest.length : beforeQuery);
   let split = lastSlash >= pathStart ? lastSlash : pathStart;
   split = Math.max(split, rest.length - URL_END_LENGTH, pathStart);
-  return { scheme, start: rest.slice(0, split), end: rest.slice(split) };
+  return {
+    scheme,
+    host: rest.slice(0, pathStart),
+    middle: rest.slice(pathStart, split),
+    end: rest.slice(split),
+  };
 }

@@ -6,6 +6,7 @@ import {
   forgetSignIn,
   isSignedIn,
   readCachedUser,
+  readCachedUserPage,
   readCachedVisitors,
   removeLinkFromCachedUser,
   writeCachedUser,
@@ -46,6 +47,29 @@ describe('cached userData', () => {
     expect(readCachedUser()).toBeNull();
     localStorage.setItem('userData', 'null');
     expect(readCachedUser()).toBeNull();
+  });
+
+  it('keeps the cursor of the next page beside the user data, and through a removal', () => {
+    const user = aUser({ urls: [aLink({ urlID: 'keep123' }), aLink({ urlID: 'drop123' })] });
+    writeCachedUser(user, 'next-page');
+    expect(readCachedUserPage()).toEqual({ user, nextCursor: 'next-page' });
+    removeLinkFromCachedUser('drop123');
+    expect(readCachedUserPage()?.nextCursor).toBe('next-page');
+    // SPEC's shape alone (no cursor): nothing follows.
+    localStorage.setItem('userData', JSON.stringify(user));
+    expect(readCachedUserPage()).toEqual({ user, nextCursor: null });
+    localStorage.setItem('userData', JSON.stringify({ ...user, nextCursor: 'has space' }));
+    expect(readCachedUserPage()).toBeNull();
+  });
+
+  it('reads an entry with more links than a page (cached before the list was paged) as not cached', () => {
+    const many = Array.from({ length: 101 }, (_, i) =>
+      aLink({ urlID: `l${String(i).padStart(6, '0')}` }),
+    );
+    localStorage.setItem('userData', JSON.stringify(aUser({ urls: many })));
+    expect(readCachedUser()).toBeNull();
+    localStorage.setItem('userData', JSON.stringify(aUser({ urls: many.slice(1) })));
+    expect(readCachedUser()?.urls).toHaveLength(100);
   });
 
   it('removes one link and keeps the others', () => {

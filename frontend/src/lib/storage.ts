@@ -1,8 +1,10 @@
 import {
+  LINKS_PAGE_SIZE,
   LOGGED_IN_COOKIE,
   userDataSchema,
   visitorsResponseSchema,
   VISITS_CURSOR_PATTERN,
+  type ShortLink,
   type UserData,
   type Visit,
 } from '@shortener/contracts/web';
@@ -29,12 +31,38 @@ export function forgetSignIn(): void {
   document.cookie = `${LOGGED_IN_COOKIE}=; Max-Age=0; Path=/; SameSite=Lax`;
 }
 
-export function readCachedUser(): UserData | null {
-  return readJson(STORAGE_KEYS.userData, userDataSchema);
+/**
+ * The cached userData is SPEC's user data (its first page of links), with the cursor of the
+ * next page beside its fields when more follow. One with more links than a page was written
+ * before the list was paged (every link of the user): it reads as not cached, so the page
+ * never holds a long list it did not ask for.
+ */
+const cachedUserSchema: Schema<CachedUser> = {
+  safeParse(value) {
+    const parsed = userDataSchema.safeParse(value);
+    if (!parsed.success || parsed.data.urls.length > LINKS_PAGE_SIZE) return { success: false };
+    const { nextCursor = null } = value as { nextCursor?: unknown };
+    if (nextCursor !== null && !isCursor(nextCursor)) return { success: false };
+    return { success: true, data: { user: parsed.data, nextCursor } };
+  },
+};
+
+/** userData as cached, and where the list's next page starts (null when nothing follows). */
+export interface CachedUser {
+  user: UserData;
+  nextCursor: string | null;
 }
 
-export function writeCachedUser(user: UserData): void {
-  writeJson(STORAGE_KEYS.userData, user);
+export function readCachedUser(): UserData | null {
+  return readCachedUserPage()?.user ?? null;
+}
+
+export function readCachedUserPage(): CachedUser | null {
+  return readJson(STORAGE_KEYS.userData, cachedUserSchema);
+}
+
+export function writeCachedUser(user: UserData, nextCursor: string | null = null): void {
+  writeJson(STORAGE_KEYS.userData, nextCursor === null ? user : { ...user, nextCursor });
 }
 
 export function clearCachedUser(): void {
@@ -42,8 +70,29 @@ export function clearCachedUser(): void {
 }
 
 export function removeLinkFromCachedUser(urlID: string): void {
+  const cached = readCachedUserPage();
+  if (!cached) return;
+  const { user, nextCursor } = cached;
+  writeCachedUser({ ...user, urls: user.urls.filter((link) => link.urlID !== urlID) }, nextCursor);
+}
+
+function isCursor(value: unknown): value is string {
+  return typeof value === 'string' && VISITS_CURSOR_PATTERN.test(value);
+}
+
+/**
+ * A link as the server answered an edit or a restore, in the user's links: in place of the
+ * one with its code, or back among them, newest first as the server lists them.
+ */
+export function withLink(urls: readonly ShortLink[], link: ShortLink): ShortLink[] {
+  const others = urls.filter((known) => known.urlID !== link.urlID);
+  const at = others.findIndex((known) => known.createdAt < link.createdAt);
+  return at === -1 ? [...others, link] : [...others.slice(0, at), link, ...others.slice(at)];
+}
+
+export function putLinkInCachedUser(link: ShortLink): void {
   const user = readCachedUser();
-  if (user) writeCachedUser({ ...user, urls: user.urls.filter((link) => link.urlID !== urlID) });
+  if (user) writeCachedUser({ ...user, urls: withLink(user.urls, link) });
 }
 
 /** The visits shown for a link, and where the next page starts (null on the last one). */
@@ -61,7 +110,7 @@ const cachedVisitorsSchema: Schema<CachedVisitors> = {
     const parsed = visitorsResponseSchema.safeParse(visits);
     if (!parsed.success) return { success: false };
     if (nextCursor === null) return { success: true, data: { visits: parsed.data, nextCursor } };
-    return typeof nextCursor === 'string' && VISITS_CURSOR_PATTERN.test(nextCursor)
+    return isCursor(nextCursor)
       ? { success: true, data: { visits: parsed.data, nextCursor } }
       : { success: false };
   },

@@ -2,6 +2,7 @@ import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { SessionProvider } from '../features/auth';
+import { UndoDeleteProvider } from '../features/links';
 import { routes } from '../app/router';
 
 type Rendered = RenderResult & { router: ReturnType<typeof createMemoryRouter> };
@@ -11,7 +12,9 @@ export function renderApp(path = '/'): Rendered {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const result = render(
     <SessionProvider>
-      <RouterProvider router={router} />
+      <UndoDeleteProvider>
+        <RouterProvider router={router} />
+      </UndoDeleteProvider>
     </SessionProvider>,
   );
   return { ...result, router };
@@ -26,7 +29,9 @@ export function renderWithSession(element: ReactElement, path = '/'): Rendered {
   const router = createMemoryRouter(pageRoutes, { initialEntries: [path] });
   const result = render(
     <SessionProvider>
-      <RouterProvider router={router} />
+      <UndoDeleteProvider>
+        <RouterProvider router={router} />
+      </UndoDeleteProvider>
     </SessionProvider>,
   );
   return { ...result, router };

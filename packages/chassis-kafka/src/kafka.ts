@@ -27,6 +27,16 @@ export const kafkaEnv = {
   ssl: () => env.bool(false),
 };
 
+/** The variables of a service with a Kafka client (spread into its config shape). */
+export const kafkaConfigShape = {
+  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see kafkaEnv. */
+  KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
+  KAFKA_USERNAME: kafkaEnv.username(),
+  KAFKA_PASSWORD: kafkaEnv.password(),
+  KAFKA_SSL: kafkaEnv.ssl(),
+};
+
 export interface KafkaSecuritySettings {
   KAFKA_SASL_MECHANISM?: KafkaSaslMechanism | undefined;
   KAFKA_USERNAME?: string | undefined;

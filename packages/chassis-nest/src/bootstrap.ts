@@ -1,63 +1,80 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
-import type { DynamicModule, INestApplication } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Request, Response, NextFunction } from 'express';
 import {
-  createLogger,
-  type Logger,
+  closingSteps,
   createMetrics,
-  type ServiceMetrics,
+  keepIdleConnections,
+  listenOnUnixSocket,
+  onShutdown,
   opsRoutes,
+  readinessChecks,
+  type Adapters,
+  type KeepAliveConfig,
+  type Logger,
   type OpsConfig,
   type ReadinessCheck,
-  onShutdown,
-  closingSteps,
-  type Adapter,
+  type RunningService,
+  type Service,
+  type StartOptions,
 } from '@shortener/chassis';
 import { ChassisModule } from './chassis.module';
+import { OpsController } from './ops.controller';
 import { DEFAULT_BODY_LIMIT } from './request-body';
 import { RequestBodyModule, type RequestBodies } from './request-body.module';
-import { READINESS_CHECKS, type Lifecycle } from './tokens';
+import { ReadinessChecks, type Lifecycle } from './tokens';
 
-export interface NestServiceOptions<
-  Config extends { PORT: number; HOST: string; LOG_LEVEL: string },
-> {
-  service: string;
-  /** The validated configuration (from the environment in main.ts, from the embedded host). */
-  config: Config;
-  /** The service's logger; one is made from the config when not given. */
-  logger?: Logger;
-  /**
-   * What the service talks to, built by the caller (see Adapter): closed at shutdown, after
-   * the app has drained. Their readiness checks are the service module's to list.
-   */
-  adapters?: Record<string, Adapter<unknown>>;
+/** The variables the chassis reads to start a Nest service. */
+type NestServiceConfig = { PORT: number; HOST: string; LOG_LEVEL: string } & KeepAliveConfig &
+  OpsConfig;
+
+/**
+ * A Nest service as its index.ts defines it: its name, config loader and adapters (see
+ * Service), and what the chassis needs to start it. The chassis adds the rest: logs,
+ * metrics, the ops routes, /readyz (the adapters' checks, the service's own and its
+ * database's), and the shutdown that drains, then closes the adapters.
+ */
+export interface NestServiceDefinition<
+  Config extends NestServiceConfig,
+  A extends Adapters<A>,
+> extends Omit<Service<Config, A>, 'start'> {
   /** The service's root module, built from its config and adapters. */
-  module: DynamicModule;
+  module: (config: Config, adapters: A) => DynamicModule;
+  /** Readiness checks of its own beyond its adapters' and its database's (services it calls). */
+  checks?: (config: Config) => ReadinessCheck[];
   /** Extra set-up of the Express app before it listens (global pipes, headers...). */
-  configure?: (app: NestExpressApplication, config: Config) => void;
+  configure?: (app: NestExpressApplication, config: Config, logger: Logger) => void;
+  /**
+   * A Unix socket the app also answers on (listenOnUnixSocket: its owner's alone), beside
+   * its port and closed with it; each connection accepted there is first shown to
+   * `accepted` (the gateway takes it for the edge's).
+   */
+  unixSocket?: (
+    config: Config,
+  ) => { path: string; accepted: (connection: Socket) => void } | undefined;
   /**
    * The request bodies the service reads, on every route (default: JSON up to 16 KB);
    * `false` when the service reads bodies on its own routes (the gateway, behind its rate
    * limit). No other body is parsed.
    */
   bodies?: Partial<RequestBodies> | false;
-  /**
-   * Hosted inside another process with other services (the embedded mode): the host handles
-   * signals and calls `shutdown` itself, and a finished shutdown does not exit the process.
-   */
-  hosted?: boolean;
 }
 
-export interface RunningService {
-  app: INestApplication;
-  logger: Logger;
-  metrics: ServiceMetrics;
-  port: number;
-  shutdown: (reason: string) => Promise<void>;
+/** The Service a Nest service exports: its definition, started by startNestService. */
+export function nestService<Config extends NestServiceConfig, A extends Adapters<A>>(
+  definition: NestServiceDefinition<Config, A>,
+): Service<Config, A> {
+  return {
+    name: definition.name,
+    loadConfig: definition.loadConfig,
+    ...(definition.connectAdapters ? { connectAdapters: definition.connectAdapters } : {}),
+    start: (options) => startNestService(definition, options),
+  };
 }
 
 /**
@@ -65,25 +82,35 @@ export interface RunningService {
  * SIGTERM path that stops taking requests, drains the ones in flight, then closes the
  * service's connections and adapters. A start-up failure rejects (see exitOnStartupError).
  */
-export async function startNestService<
-  Config extends { PORT: number; HOST: string; LOG_LEVEL: string },
->(options: NestServiceOptions<Config>): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger ?? createLogger(options.service, config.LOG_LEVEL);
-  const metrics = createMetrics(options.service);
+export async function startNestService<Config extends NestServiceConfig, A extends Adapters<A>>(
+  definition: NestServiceDefinition<Config, A>,
+  { config, adapters, logger, hosted }: StartOptions<Config, A>,
+): Promise<RunningService> {
+  const metrics = createMetrics(definition.name);
   const stopping = new AbortController();
   const lifecycle: Lifecycle = { shuttingDown: false, stopping: stopping.signal };
+  const readiness = new ReadinessChecks(
+    readinessChecks(definition.checks?.(config) ?? [], adapters),
+  );
 
-  const bodies = options.bodies ?? {};
+  const bodies = definition.bodies ?? {};
   const root: DynamicModule = {
     module: class ServiceRootModule {},
     imports: [
-      ChassisModule.forRoot({ service: options.service, config, logger, metrics, lifecycle }),
+      ChassisModule.forRoot({
+        service: definition.name,
+        config,
+        logger,
+        metrics,
+        lifecycle,
+        readiness,
+      }),
       ...(bodies
         ? [RequestBodyModule.forRoot({ kinds: ['json'], limit: DEFAULT_BODY_LIMIT, ...bodies })]
         : []),
-      options.module,
+      definition.module(config, adapters),
     ],
+    controllers: [OpsController],
   };
   // Nest's own body parsers would run before every middleware (the rate limit, the
   // request log) and answer a bad body with 500: bodies are read by RequestBodyModule.
@@ -102,50 +129,65 @@ export async function startNestService<
     });
     next();
   });
-  options.configure?.(app, config);
+  definition.configure?.(app, config, logger);
 
   await app.listen(config.PORT, config.HOST);
   const server: Server = app.getHttpServer();
+  let socketServer: NetServer | undefined;
+  const unixSocket = definition.unixSocket?.(config);
+  if (unixSocket) {
+    const { path, accepted } = unixSocket;
+    // Its connections are handed to the HTTP server as its own (the 'connection' event Node
+    // documents for this): one app, one configuration, on both.
+    socketServer = createNetServer((connection) => {
+      accepted(connection);
+      server.emit('connection', connection);
+    });
+    try {
+      await listenOnUnixSocket(socketServer, path);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
+  keepIdleConnections(server, config);
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port: boundPort }, `${options.service} listening on port ${boundPort}`);
+  logger.info({ port: boundPort }, `${definition.name} listening on port ${boundPort}`);
   // With OPS_PORT, /readyz and /metrics move to their own port (OpsController then
   // refuses them on this one).
-  const opsConfig: OpsConfig = config;
   const ops = opsRoutes(
-    options.service,
+    definition.name,
     {
       registry: metrics.registry,
-      checks:
-        opsConfig.OPS_PORT === undefined
-          ? []
-          : app.get<symbol, ReadinessCheck[]>(READINESS_CHECKS, { strict: false }),
+      checks: config.OPS_PORT === undefined ? [] : readiness.list,
       isShuttingDown: () => lifecycle.shuttingDown,
     },
-    opsConfig,
+    config,
     logger,
   );
   await ops.listen();
 
   const shutdown = onShutdown({
     logger,
-    handleSignals: !options.hosted,
-    ...(options.hosted ? { exit: () => undefined } : {}),
+    handleSignals: !hosted,
+    ...(hosted ? { exit: () => undefined } : {}),
     steps: [
       {
         name: 'stop taking requests',
         run: async () => {
           lifecycle.shuttingDown = true;
+          socketServer?.close();
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           stopping.abort();
           await closed;
         },
       },
       { name: 'close connections', run: () => app.close() },
-      ...closingSteps(options.adapters ?? {}),
+      ...closingSteps(adapters),
       // Last: readiness keeps saying "shutting down" while the rest drains.
       { name: 'close the ops port', run: () => ops.close() },
     ],
   });
-  return { app, logger, metrics, port: boundPort, shutdown };
+  return { port: boundPort, server, shutdown };
 }

@@ -10,11 +10,13 @@ import {
 } from '@shortener/chassis';
 import {
   LIFECYCLE,
+  READINESS_CHECKS,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
   SERVICE_METRICS,
   USED_NONCES,
   type Lifecycle,
+  type ReadinessChecks,
 } from './tokens';
 
 export interface ChassisOptions {
@@ -23,6 +25,7 @@ export interface ChassisOptions {
   logger: Logger;
   metrics: ServiceMetrics;
   lifecycle: Lifecycle;
+  readiness: ReadinessChecks;
 }
 
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -30,7 +33,7 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /**
  * Global providers every Nest service shares: its validated config, its logger (request logs
  * carry the request id, taken from X-Request-ID or made here), metrics, lifecycle state and
- * the nonces of the internal tokens taken.
+ * the nonces of the internal tokens taken, and the readiness checks.
  */
 @Global()
 @Module({})
@@ -67,8 +70,16 @@ export class ChassisModule {
         { provide: SERVICE_METRICS, useValue: options.metrics },
         { provide: LIFECYCLE, useValue: options.lifecycle },
         { provide: USED_NONCES, useValue: new UsedNonces() },
+        { provide: READINESS_CHECKS, useValue: options.readiness },
       ],
-      exports: [SERVICE_CONFIG, SERVICE_LOGGER, SERVICE_METRICS, LIFECYCLE, USED_NONCES],
+      exports: [
+        SERVICE_CONFIG,
+        SERVICE_LOGGER,
+        SERVICE_METRICS,
+        LIFECYCLE,
+        USED_NONCES,
+        READINESS_CHECKS,
+      ],
     };
   }
 }

@@ -5,4 +5,5 @@ export * from './bootstrap';
 export * from './internal-auth.guard';
 export * from './request-body';
 export * from './request-body.module';
+export * from './contract-route';
 export * from './nest-routes';

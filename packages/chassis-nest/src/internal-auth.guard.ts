@@ -8,8 +8,15 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { INTERNAL_TOKEN_HEADER } from '@shortener/contracts';
-import { verifyInternalToken, type CallerIdentity, type UsedNonces } from '@shortener/chassis';
-import { hasBody, type WithRawBody } from './request-body';
+import {
+  acceptedSecrets,
+  hasBody,
+  verifyInternalToken,
+  type CallerIdentity,
+  type InternalSecretConfig,
+  type UsedNonces,
+} from '@shortener/chassis';
+import type { WithRawBody } from './request-body';
 import { SERVICE_CONFIG, USED_NONCES } from './tokens';
 
 type WithCaller = Request & WithRawBody & { caller?: CallerIdentity };
@@ -17,14 +24,15 @@ type WithCaller = Request & WithRawBody & { caller?: CallerIdentity };
 const INVALID = 'Internal token missing or invalid';
 
 /**
- * Lets through only calls signed with the internal secret (by the gateway or a sibling
- * service) for this very request: its method, path and body bytes, once. The verified
- * identity is then available through @Caller().
+ * Lets through only calls signed with the internal secret (during its rotation, either of
+ * the two: acceptedSecrets) by the gateway or a sibling service, for this very request: its
+ * method, path and body bytes, once. The verified identity is then available through
+ * @Caller().
  */
 @Injectable()
 export class InternalAuthGuard implements CanActivate {
   constructor(
-    @Inject(SERVICE_CONFIG) private readonly config: { INTERNAL_API_SECRET: string },
+    @Inject(SERVICE_CONFIG) private readonly config: InternalSecretConfig,
     @Inject(USED_NONCES) private readonly nonces: UsedNonces,
   ) {}
 
@@ -35,7 +43,7 @@ export class InternalAuthGuard implements CanActivate {
     if (request.rawBody === undefined && hasBody(request)) throw new UnauthorizedException(INVALID);
     const now = Date.now();
     const token = verifyInternalToken(
-      this.config.INTERNAL_API_SECRET,
+      acceptedSecrets(this.config),
       request.header(INTERNAL_TOKEN_HEADER),
       { method: request.method, path: request.originalUrl, body: request.rawBody },
       now,

@@ -10,10 +10,10 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
+  dependencyMetric,
   opsServedOnMainPort,
   type OpsConfig,
   throttledReadiness,
-  type ReadinessCheck,
   type ThrottledReadiness,
   type ServiceMetrics,
 } from '@shortener/chassis';
@@ -23,9 +23,11 @@ import {
   SERVICE_CONFIG,
   SERVICE_METRICS,
   type Lifecycle,
+  type ReadinessChecks,
 } from './tokens';
 
 /**
+ * Every Nest service's ops routes, registered by the chassis (startNestService).
  * /healthz (alive) for anyone; /readyz (dependencies answer) and Prometheus /metrics on the
  * service's own port only to a direct loopback peer and only without OPS_PORT (then the
  * chassis serves them on the ops port): anyone else gets the 404 of a route that is not there.
@@ -35,12 +37,15 @@ export class OpsController {
   private readonly readiness: ThrottledReadiness;
 
   constructor(
-    @Inject(READINESS_CHECKS) checks: ReadinessCheck[],
+    @Inject(READINESS_CHECKS) checks: ReadinessChecks,
     @Inject(SERVICE_METRICS) private readonly metrics: ServiceMetrics,
     @Inject(LIFECYCLE) private readonly lifecycle: Lifecycle,
     @Inject(SERVICE_CONFIG) private readonly config: OpsConfig,
   ) {
-    this.readiness = throttledReadiness(checks);
+    // The list itself, not a copy: modules built after this controller add to it.
+    this.readiness = throttledReadiness(checks.list, {
+      onReport: dependencyMetric(metrics.registry),
+    });
   }
 
   @Get('healthz')

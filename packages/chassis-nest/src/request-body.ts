@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { json, raw, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { hasBody } from '@shortener/chassis';
 
 /** What a request body may be read as: JSON, an HTML form, or any bytes (read, not kept). */
 export type BodyKind = 'json' | 'form' | 'any';
@@ -29,12 +30,6 @@ export const BODY_MESSAGES = {
 } as const;
 
 const ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
-
-/** As body-parser decides it: a Transfer-Encoding, or a Content-Length other than 0. */
-export function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
 
 function keepRawBody(req: IncomingMessage, _res: unknown, body: Buffer): void {
   (req as WithRawBody).rawBody = body;

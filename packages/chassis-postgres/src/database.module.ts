@@ -7,8 +7,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ManagedDataSource, type DatabaseOptions } from './database';
-import { SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { ManagedDataSource, schemaReadiness, type DatabaseOptions } from './database';
+import { READINESS_CHECKS, SERVICE_LOGGER, type ReadinessChecks } from '@shortener/chassis-nest';
 
 @Injectable()
 class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -24,7 +24,11 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** Provides the service's ManagedDataSource (its own schema, its own migrations). */
+/**
+ * Provides the service's ManagedDataSource (its own schema, its own migrations), and adds
+ * its checks to /readyz: PostgreSQL holds what the service serves, so without it, or with
+ * a migration its code carries not yet run, the service is not ready.
+ */
 @Module({})
 export class DatabaseModule {
   static forRoot(options: Omit<DatabaseOptions, 'logger'>): DynamicModule {
@@ -34,8 +38,15 @@ export class DatabaseModule {
       providers: [
         {
           provide: ManagedDataSource,
-          inject: [SERVICE_LOGGER],
-          useFactory: (logger: Logger) => new ManagedDataSource({ ...options, logger }),
+          inject: [SERVICE_LOGGER, READINESS_CHECKS],
+          useFactory: (logger: Logger, readiness: ReadinessChecks) => {
+            const database = new ManagedDataSource({ ...options, logger });
+            readiness.add(
+              { name: 'postgres', check: () => database.check() },
+              schemaReadiness(database),
+            );
+            return database;
+          },
         },
         DatabaseLifecycle,
       ],

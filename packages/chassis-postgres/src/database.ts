@@ -1,4 +1,4 @@
-import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, MigrationExecutor, type EntitySchema, type MixedList } from 'typeorm';
 import type { Logger } from 'pino';
 import {
   env,
@@ -6,7 +6,15 @@ import {
   createLogger,
   retryForever,
   exitOnStartupError,
+  type ReadinessCheck,
 } from '@shortener/chassis';
+
+/** The variables of a service with a schema of its own (spread into its config shape). */
+export const databaseConfigShape = {
+  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
+  /** Migrations run at start-up; false where a migration Job runs them (migrateAndExit). */
+  DB_MIGRATE: env.bool(true),
+};
 
 export interface DatabaseOptions {
   url: string;
@@ -31,6 +39,8 @@ export interface DatabaseOptions {
 export class ManagedDataSource {
   readonly dataSource: DataSource;
   private connected = false;
+  /** Seen holding every migration of this image: schemas only move forward, so for good. */
+  private schemaCurrent = false;
   private readonly abort = new AbortController();
   private starting: Promise<void> | undefined;
 
@@ -80,6 +90,26 @@ export class ManagedDataSource {
     await this.dataSource.query('SELECT 1');
   }
 
+  /**
+   * Rejects while the schema lacks a migration this image carries (its release's migration
+   * Job has not run, or failed), so new pods stay out of service instead of serving on a
+   * schema they do not know. A schema ahead of the image, as after a rollback, is fine:
+   * migrations only add what older code ignores.
+   */
+  async checkSchema(): Promise<void> {
+    if (this.schemaCurrent) return;
+    if (!this.connected) throw new Error('not connected yet');
+    const pending = await new MigrationExecutor(this.dataSource).getPendingMigrations();
+    const newest = pending.at(-1);
+    if (newest !== undefined) {
+      throw new Error(
+        `schema ${this.options.schema} lacks ${pending.length} migration(s) of this image, ` +
+          `the newest ${newest.name}: run its migration Job (node dist/migrate.js)`,
+      );
+    }
+    this.schemaCurrent = true;
+  }
+
   async close(): Promise<void> {
     this.abort.abort();
     await this.starting?.catch(() => undefined);
@@ -108,6 +138,11 @@ export class ManagedDataSource {
       await runner.release();
     }
   }
+}
+
+/** Not ready while the service's schema is older than its image's migrations (checkSchema). */
+export function schemaReadiness(database: ManagedDataSource): ReadinessCheck {
+  return { name: 'schema', check: () => database.checkSchema() };
 }
 
 export interface MigrateOptions {

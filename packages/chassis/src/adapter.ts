@@ -4,7 +4,8 @@ import type { ReadinessCheck } from './readiness';
  * Something a service talks to beyond its own code: a Redis-backed cache, a Kafka producer,
  * or their in-process stand-ins. A process chooses and builds its adapters in one place (a
  * service's main.ts from its configuration, or the embedded host), then hands them to the
- * service's start(): the service never decides which kind it got.
+ * service's start(): the service never decides which kind it got. The chassis reports their
+ * checks (adapterChecks) and closes them at shutdown.
  */
 export interface Adapter<T> {
   value: T;
@@ -14,16 +15,31 @@ export interface Adapter<T> {
   close?: () => Promise<void>;
 }
 
+/** A service's adapters by name (an interface such as `{ linkCache: Adapter<LinkCache> }`). */
+export type Adapters<A> = { readonly [K in keyof A]: Adapter<unknown> };
+
 /** An adapter with nothing to check or close (an in-process object). */
 export function inProcess<T>(value: T, checks: ReadinessCheck[] = []): Adapter<T> {
   return { value, checks };
 }
 
+/**
+ * Every adapter's readiness checks, reported in /readyz and dependency_up but never failing
+ * readiness: a service serves without what an adapter reaches for a while (the link cache is
+ * only a cache, visits wait for Kafka, rate limits count in memory), and a shared server's
+ * outage failing readiness everywhere would take every pod out at once.
+ */
+export function adapterChecks<A extends Adapters<A>>(adapters: A): ReadinessCheck[] {
+  return Object.values<Adapter<unknown>>(adapters).flatMap((adapter) =>
+    adapter.checks.map((check) => ({ ...check, optional: true })),
+  );
+}
+
 /** The shutdown steps that close the given adapters, in order. */
-export function closingSteps(
-  adapters: Record<string, Adapter<unknown>>,
+export function closingSteps<A extends Adapters<A>>(
+  adapters: A,
 ): Array<{ name: string; run: () => Promise<void> }> {
-  return Object.entries(adapters).flatMap(([name, adapter]) =>
+  return Object.entries<Adapter<unknown>>(adapters).flatMap(([name, adapter]) =>
     adapter.close ? [{ name: `close ${name}`, run: adapter.close }] : [],
   );
 }

@@ -35,6 +35,27 @@ describe('loadConfig', () => {
     expect(config.SECRET).toBe('f'.repeat(20));
   });
 
+  it('takes an optional variable whose NAME_FILE does not exist for unset (an optional Secret key not mounted), a required one for an error', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'config-'));
+    const missing = path.join(dir, 'not-mounted');
+    const optional = { ...shape, OTHER_SECRET: env.secret(16).optional() };
+    const source = { DATABASE_URL: 'postgres://db/x', SECRET: 's'.repeat(16) };
+    expect(
+      loadConfig('svc', optional, { ...source, OTHER_SECRET_FILE: missing }).OTHER_SECRET,
+    ).toBe(undefined);
+    expect(() =>
+      loadConfig('svc', optional, { DATABASE_URL: 'postgres://db/x', SECRET_FILE: missing }),
+    ).toThrow(`SECRET_FILE: cannot read ${missing}`);
+    // A variable with a default is not optional: its file missing must not mean the default.
+    expect(() => loadConfig('svc', optional, { ...source, PORT_FILE: missing })).toThrow(
+      `PORT_FILE: cannot read ${missing}`,
+    );
+    // Anything but a missing file is still an error: the operator meant it to be read.
+    expect(() => loadConfig('svc', optional, { ...source, OTHER_SECRET_FILE: dir })).toThrow(
+      `OTHER_SECRET_FILE: cannot read ${dir}`,
+    );
+  });
+
   it('lists every missing or bad variable in one error', () => {
     let error: unknown;
     try {

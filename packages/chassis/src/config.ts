@@ -17,8 +17,9 @@ export class ConfigError extends Error {
 
 /**
  * Reads the variables a schema names from the environment, once, at start-up. A secret may
- * also come from a file named by `<NAME>_FILE` (Kubernetes mounts secrets as files). Every
- * missing or bad variable is reported in one error, not the first one only.
+ * also come from a file named by `<NAME>_FILE` (Kubernetes mounts secrets as files; an
+ * optional variable's file may be missing). Every missing or bad variable is reported in one
+ * error, not the first one only.
  */
 export function loadConfig<Shape extends z.ZodRawShape>(
   service: string,
@@ -35,8 +36,14 @@ export function loadConfig<Shape extends z.ZodRawShape>(
     } else if (fileVar) {
       try {
         raw[key] = readFileSync(fileVar, 'utf8').trim();
-      } catch {
-        problems.push(`${key}_FILE: cannot read ${fileVar}`);
+      } catch (error) {
+        // An optional Secret key that is not there is not mounted (Kubernetes projects no
+        // file for it): the variable is unset, as it would be without the key in env.
+        // One with a default is not: its file missing must not fall back to that default.
+        const absent = (error as NodeJS.ErrnoException).code === 'ENOENT';
+        if (!(absent && shape[key]!._zod.optout === 'optional')) {
+          problems.push(`${key}_FILE: cannot read ${fileVar}`);
+        }
       }
     }
   }
@@ -95,6 +102,23 @@ function oneOf(words: readonly string[]): string {
     : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
+/** A URL of one of `protocols`, `fallback` unless given (and required without one). */
+function urlOf(protocols: readonly string[]): z.ZodString;
+function urlOf(protocols: readonly string[], fallback: string): z.ZodDefault<z.ZodString>;
+function urlOf(protocols: readonly string[], fallback?: string) {
+  const schema = z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a ${oneOf(protocols)} URL` },
+  );
+  return fallback === undefined ? schema : schema.default(fallback);
+}
+
 /** Building blocks for service config schemas, so every service reads a variable alike. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -103,19 +127,9 @@ export const env = {
   opsPort: () => z.coerce.number().int().min(1).max(65535).optional(),
   /** OPS_HOST: unset unless given (the ops port then listens on HOST). */
   opsHost: () => z.string().min(1).optional(),
-  url: (protocols: readonly string[], fallback?: string) => {
-    const schema = z.string().refine(
-      (value) => {
-        try {
-          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-        } catch {
-          return false;
-        }
-      },
-      { message: `must be a ${oneOf(protocols)} URL` },
-    );
-    return fallback === undefined ? schema : schema.default(fallback);
-  },
+  url: urlOf,
+  /** REDIS_URL: a redis or rediss URL, Redis on this machine unless given. */
+  redisUrl: () => urlOf(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.coerce.number().int().min(min).max(max).default(fallback),
   bool: (fallback: boolean) =>
@@ -138,6 +152,8 @@ export const env = {
    * A Unix socket to listen on: unset unless given; an absolute path within the 107 bytes
    * Linux allows one.
    */
+  /** An absolute path to a folder, or unset. */
+  folder: () => z.string().refine(isAbsolute, { message: 'must be an absolute path' }).optional(),
   socketPath: () =>
     z
       .string()
@@ -146,6 +162,18 @@ export const env = {
         message: 'must be at most 107 bytes long (a Unix socket path)',
       })
       .optional(),
+  /**
+   * HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS: how long a client may take to send a request's
+   * head, and the whole of it with its body (see limitRequestTimes). Node's own limits, 60 s
+   * and 300 s, let a client that sends a byte every few seconds hold a connection for minutes.
+   */
+  headersTimeoutMs: () => z.coerce.number().int().min(500).max(120_000).default(10_000),
+  requestTimeoutMs: () => z.coerce.number().int().min(500).max(600_000).default(30_000),
+  /**
+   * KEEP_ALIVE_TIMEOUT_MS (keepIdleConnections): Node's own 5 s unless given; Kubernetes sets
+   * it above its Ingress controller's upstream idle timeout (k8s/base/kustomization.yaml).
+   */
+  keepAliveTimeout: () => z.coerce.number().int().min(1000).max(600_000).default(5000),
   logLevel: () =>
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   secret: (minLength = 16) =>

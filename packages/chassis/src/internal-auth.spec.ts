@@ -1,5 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { signInternalToken, UsedNonces, verifyInternalToken } from './internal-auth';
+import {
+  acceptedSecrets,
+  signInternalToken,
+  UsedNonces,
+  verifyInternalToken,
+} from './internal-auth';
 
 const secret = 'a-secret-of-enough-length';
 const create = { method: 'POST', path: '/internal/links', body: '{"url":"https://a.example/"}' };
@@ -22,6 +27,27 @@ describe('internal tokens', () => {
     expect(verifyInternalToken(secret, anonymous, create)?.identity).toEqual({ userId: null });
     const bytes = { ...create, body: Buffer.from(create.body) };
     expect(verifyInternalToken(secret, anonymous, bytes)?.identity).toEqual({ userId: null });
+  });
+
+  it('accepts, while a secret is rotated, a token signed with either of the secrets it is given', () => {
+    const now = Date.now();
+    const request = { method: 'GET', path: '/internal/links/abc' };
+    const next = 'the-next-secret-of-enough-length';
+    const rotating = acceptedSecrets({
+      INTERNAL_API_SECRET: next,
+      INTERNAL_API_SECRET_PREVIOUS: secret,
+    });
+    for (const signer of [secret, next]) {
+      const token = signInternalToken(signer, { userId: 'user-1' }, request, now);
+      expect(verifyInternalToken(rotating, token, request, now)?.identity).toEqual({
+        userId: 'user-1',
+      });
+    }
+    const settled = acceptedSecrets({ INTERNAL_API_SECRET: next });
+    const old = signInternalToken(secret, { userId: 'user-1' }, request, now);
+    expect(verifyInternalToken(settled, old, request, now)).toBeNull();
+    const other = signInternalToken('a-third-secret-of-any-length', { userId: null }, request, now);
+    expect(verifyInternalToken(rotating, other, request, now)).toBeNull();
   });
 
   it('refuses a token for another request, another secret or a changed user', () => {

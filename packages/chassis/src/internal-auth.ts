@@ -56,6 +56,26 @@ function payloadOf(user: string, issuedAt: number, nonce: string, request: Signe
   ].join('\n');
 }
 
+/** The variables of the shared secret (env.secret, env.previousSecret). */
+export interface InternalSecretConfig {
+  /** Signs every internal call and cache entry; accepted. */
+  INTERNAL_API_SECRET: string;
+  /**
+   * Also accepted, never used to sign: the other secret while INTERNAL_API_SECRET is rotated
+   * (docs/operations.md, "Rotating INTERNAL_API_SECRET"), so that pods holding either one
+   * understand each other during a rollout.
+   */
+  INTERNAL_API_SECRET_PREVIOUS?: string | undefined;
+}
+
+/** The secrets a token or a cache entry may be signed with: the current one first. */
+export function acceptedSecrets(config: InternalSecretConfig): string[] {
+  const previous = config.INTERNAL_API_SECRET_PREVIOUS;
+  return previous === undefined || previous === config.INTERNAL_API_SECRET
+    ? [config.INTERNAL_API_SECRET]
+    : [config.INTERNAL_API_SECRET, previous];
+}
+
 /** The token value for the x-internal-token header of one request. */
 export function signInternalToken(
   secret: string,
@@ -70,12 +90,13 @@ export function signInternalToken(
 }
 
 /**
- * Checks a token against the request it arrived with. Returns null when it is missing,
- * forged, of the old format, stale, or for another request or body. Whether its nonce was
- * already used is the caller's to check (UsedNonces).
+ * Checks a token against the request it arrived with, signed with any of `secrets` (one, or
+ * acceptedSecrets). Returns null when it is missing, forged, of the old format, stale, or for
+ * another request or body. Whether its nonce was already used is the caller's to check
+ * (UsedNonces).
  */
 export function verifyInternalToken(
-  secret: string,
+  secrets: string | readonly string[],
   token: string | undefined,
   request: SignedRequest,
   now = Date.now(),
@@ -88,9 +109,13 @@ export function verifyInternalToken(
   if (!Number.isSafeInteger(issuedAt) || !NONCE_PATTERN.test(nonce)) return null;
   if (now - issuedAt > MAX_AGE_MS || issuedAt - now > MAX_SKEW_MS) return null;
   const user = Buffer.from(userPart, 'base64url').toString();
-  const expected = Buffer.from(sign(secret, payloadOf(user, issuedAt, nonce, request)));
+  const payload = payloadOf(user, issuedAt, nonce, request);
   const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  const signedWithOne = [secrets].flat().some((secret) => {
+    const expected = Buffer.from(sign(secret, payload));
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
+  if (!signedWithOne) return null;
   return {
     identity: { userId: user === '' ? null : user },
     nonce,

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { ConfigError } from './config';
-import { throttledReadiness, type ReadinessCheck } from './readiness';
+import { dependencyMetric, throttledReadiness, type ReadinessCheck } from './readiness';
 
 export interface OpsEndpoints {
   registry: Registry;
@@ -65,7 +65,9 @@ export function opsRoutes(
   config: OpsConfig,
   logger: Logger,
 ): OpsRoutes {
-  const readiness = throttledReadiness(ops.checks);
+  const readiness = throttledReadiness(ops.checks, {
+    onReport: dependencyMetric(ops.registry),
+  });
   let server: Server | undefined;
 
   const answer = (req: IncomingMessage, res: ServerResponse, everything: boolean): boolean => {

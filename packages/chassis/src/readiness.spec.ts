@@ -1,4 +1,7 @@
-import { checkReadiness, throttledReadiness } from './readiness';
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { Registry } from 'prom-client';
+import { checkReadiness, dependencyMetric, serviceAlive, throttledReadiness } from './readiness';
 
 const ok = () => Promise.resolve();
 const down = () => Promise.reject(new Error('connection refused'));
@@ -79,5 +82,67 @@ describe('throttledReadiness', () => {
       ready: false,
       checks: { x: 'ok', shutdown: 'shutting down' },
     });
+  });
+});
+
+describe('dependencyMetric', () => {
+  it('keeps each dependency of the last round as dependency_up 1 or 0, one gauge per registry', async () => {
+    const registry = new Registry();
+    let redis: () => Promise<void> = down;
+    const readiness = throttledReadiness(
+      [
+        { name: 'postgres', check: ok },
+        { name: 'redis', check: () => redis(), optional: true },
+      ],
+      { maxAgeMs: 0, onReport: dependencyMetric(registry) },
+    );
+    // A second reporter into the same registry (the ops port beside the main one) is fine.
+    dependencyMetric(registry);
+    await readiness();
+    await Promise.resolve();
+    const text = await registry.metrics();
+    expect(text).toContain('dependency_up{dependency="postgres"} 1');
+    expect(text).toContain('dependency_up{dependency="redis"} 0');
+    redis = ok;
+    await readiness();
+    await Promise.resolve();
+    expect(await registry.metrics()).toContain('dependency_up{dependency="redis"} 1');
+  });
+});
+
+describe('serviceAlive', () => {
+  let server: Server;
+  let status = 200;
+  let silent = false;
+  let base = '';
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (silent) return; // never answers
+      res.writeHead(req.url === '/healthz' ? status : 404).end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  it("is an optional check of the service's /healthz: ok on 2xx, the status otherwise, a timeout", async () => {
+    const check = serviceAlive('links', base, 200);
+    expect(check.optional).toBe(true);
+    await expect(check.check()).resolves.toBeUndefined();
+    status = 503;
+    await expect(check.check()).rejects.toThrow('answered 503');
+    silent = true;
+    await expect(check.check()).rejects.toThrow('no answer within 200 ms');
+    await expect(serviceAlive('links', 'http://127.0.0.1:1').check()).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
   });
 });

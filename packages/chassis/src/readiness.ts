@@ -1,3 +1,7 @@
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
+import { Gauge, type Registry } from 'prom-client';
+
 export interface ReadinessCheck {
   /** What is checked, as it appears in the /readyz body: 'postgres', 'redis', 'kafka'... */
   name: string;
@@ -5,7 +9,10 @@ export interface ReadinessCheck {
   check: () => Promise<void>;
   /**
    * Reported, but the service stays ready without it: it degrades instead of failing (the
-   * redirect service without Kafka queues visits and keeps redirecting).
+   * redirect service without Kafka queues visits and keeps redirecting). Every shared
+   * dependency a service can do without for a while is optional, and so is every other
+   * service: a Service in front of its pods routes only to ready ones, so one dependency's
+   * outage failing readiness everywhere would take every pod out at once.
    */
   optional?: boolean;
 }
@@ -16,7 +23,13 @@ export interface ReadinessReport {
   checks: Record<string, string>;
 }
 
-const CHECK_TIMEOUT_MS = 2000;
+/**
+ * How long one check may take before it counts as not answering. Half the readiness probe's
+ * timeout in our manifests (2 s): a round held by a hanging dependency (a Redis black-holed
+ * rather than refused) still answers before the kubelet gives up on the probe, so an optional
+ * dependency that hangs cannot fail readiness by time alone.
+ */
+export const READINESS_CHECK_TIMEOUT_MS = 1000;
 
 function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -34,7 +47,7 @@ export async function checkReadiness(
   const results = await Promise.all(
     checks.map(async ({ name, check, optional = false }) => {
       try {
-        await withTimeout(check(), CHECK_TIMEOUT_MS);
+        await withTimeout(check(), READINESS_CHECK_TIMEOUT_MS);
         return { name, result: 'ok', blocks: false };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -61,7 +74,16 @@ export interface ThrottledReadiness {
  */
 export function throttledReadiness(
   checks: readonly ReadinessCheck[],
-  { maxAgeMs = 1000, now = Date.now }: { maxAgeMs?: number; now?: () => number } = {},
+  {
+    maxAgeMs = 1000,
+    now = Date.now,
+    onReport,
+  }: {
+    maxAgeMs?: number;
+    now?: () => number;
+    /** Told of each new round's report (dependencyMetric keeps it for /metrics). */
+    onReport?: (report: ReadinessReport) => void;
+  } = {},
 ): ThrottledReadiness {
   let round: Promise<ReadinessReport> | undefined;
   let finishedAt: number | undefined;
@@ -71,6 +93,7 @@ export function throttledReadiness(
     const current = checkReadiness(checks).finally(() => {
       if (round === current) finishedAt = now();
     });
+    if (onReport) void current.then(onReport);
     round = current;
     return current;
   };
@@ -78,5 +101,57 @@ export function throttledReadiness(
     const report = await fresh();
     if (!shuttingDown) return report;
     return { ready: false, checks: { ...report.checks, shutdown: 'shutting down' } };
+  };
+}
+
+/** The gauge of each dependency's state at the last readiness check. */
+export const DEPENDENCY_METRIC = 'dependency_up';
+
+/**
+ * Keeps each check's result of the last readiness round in `registry` as
+ * `dependency_up{dependency="redis"}` 1 or 0, so an optional dependency that is away (the
+ * service stays ready) shows in metrics and alerts. One gauge per registry, however many
+ * readiness endpoints report into it.
+ */
+export function dependencyMetric(registry: Registry): (report: ReadinessReport) => void {
+  const gauge =
+    (registry.getSingleMetric(DEPENDENCY_METRIC) as Gauge<'dependency'> | undefined) ??
+    new Gauge({
+      name: DEPENDENCY_METRIC,
+      help: 'Whether a dependency answered at the last readiness check (1) or not (0)',
+      labelNames: ['dependency'] as const,
+      registers: [registry],
+    });
+  return (report) => {
+    for (const [dependency, result] of Object.entries(report.checks)) {
+      if (dependency !== 'shutdown') gauge.set({ dependency }, result === 'ok' ? 1 : 0);
+    }
+  };
+}
+
+/**
+ * Whether another service answers its /healthz: for /readyz's body and dependency_up only,
+ * never failing readiness. Its Service routes only to its ready pods, so a check through it
+ * fails whenever that service's own readiness does: failing with it would spread one
+ * service's outage to every service that calls it. Asked with node:http, not fetch: fetch
+ * loads undici, about 10 MB a process such as the redirect service never needs otherwise.
+ */
+export function serviceAlive(name: string, baseUrl: string, timeoutMs = 1500): ReadinessCheck {
+  const url = new URL('/healthz', baseUrl);
+  const get = url.protocol === 'https:' ? httpsGet : httpGet;
+  return {
+    name,
+    optional: true,
+    check: () =>
+      new Promise<void>((resolve, reject) => {
+        const request = get(url, { timeout: timeoutMs }, (response) => {
+          response.resume();
+          const status = response.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve();
+          else reject(new Error(`answered ${status}`));
+        });
+        request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+        request.on('error', reject);
+      }),
   };
 }

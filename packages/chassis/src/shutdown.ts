@@ -14,6 +14,19 @@ export interface ShutdownOptions {
   handleSignals?: boolean;
 }
 
+type Step = { name: string; run: () => Promise<void> };
+
+const exitSteps: Step[] = [];
+
+/**
+ * A step a process runs last, after its service's own steps and before it exits: flushing
+ * what it holds for others (the traces not exported yet). Run by a service that answers the
+ * signals itself (a hosted one's host runs its own).
+ */
+export function atExit(step: Step): void {
+  exitSteps.push(step);
+}
+
 /** Installs the signal handlers once; returns a function that starts the same shutdown. */
 export function onShutdown({
   logger,
@@ -32,7 +45,7 @@ export function onShutdown({
       }, timeoutMs);
       timer.unref();
       let code = 0;
-      for (const step of steps) {
+      for (const step of handleSignals ? [...steps, ...exitSteps] : steps) {
         try {
           await step.run();
         } catch (error) {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { MAX_URL_LENGTH, SHORT_CODE_PATTERN, TARGET_URL_MESSAGES } from './links';
+import {
+  ALIAS_MAX_LENGTH,
+  ALIAS_MESSAGES,
+  ALIAS_MIN_LENGTH,
+  EDIT_LINK_MESSAGES,
+  EXPIRY_DAYS,
+  MAX_URL_LENGTH,
+  SHORT_CODE_PATTERN,
+  TARGET_URL_MESSAGES,
+} from './links';
 
 /**
  * What the public API accepts (SPEC.md section 7), as the gateway validates it and its
@@ -22,13 +31,24 @@ export const shortenQuerySchema = z.object({
     // Anything that is not one of the offered choices means the default, never an error.
     .catch(undefined)
     .describe('Days until the link expires: 7, 15, 30 or 60. Anything else means 7.'),
+  alias: z
+    .string({ error: ALIAS_MESSAGES.oneOnly })
+    .optional()
+    .describe(
+      `Signed in only: the back-half to use instead of a generated code, ${ALIAS_MIN_LENGTH} ` +
+        `to ${ALIAS_MAX_LENGTH} characters of A-Z, a-z, 0-9, - and _, not one of the app's own ` +
+        'paths, and not taken by a link (letter case aside). Empty means none.',
+    ),
 });
 export type ShortenQuery = z.infer<typeof shortenQuerySchema>;
 
 export const urlIdSchema = z
   .string()
   .regex(SHORT_CODE_PATTERN)
-  .describe('The short code: 7 characters of 0-9, A-Z, a-z.');
+  .describe(
+    `The short code: 7 characters of 0-9, A-Z, a-z, or an alias (${ALIAS_MIN_LENGTH} to ` +
+      `${ALIAS_MAX_LENGTH} characters of 0-9, A-Z, a-z, - and _).`,
+  );
 
 /** Cursors are opaque to the gateway: printable ASCII without spaces, bounded in length. */
 export const VISITS_CURSOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
@@ -41,3 +61,121 @@ export const visitorsQuerySchema = z.object({
     .describe('Where the page starts: the X-Next-Cursor header of the previous page.'),
 });
 export type VisitorsQuery = z.infer<typeof visitorsQuerySchema>;
+
+/** The longest search GET /api/links takes: longer than any code, shorter than most URLs. */
+export const LINKS_SEARCH_MAX = 200;
+
+/** What GET /api/links refuses, word for word (400). */
+export const LINKS_QUERY_MESSAGES = {
+  cursor: 'The cursor is not valid.',
+  oneCursor: 'Give one cursor only.',
+  search: `The search must be one text of at most ${LINKS_SEARCH_MAX} characters.`,
+} as const;
+
+/**
+ * GET /api/links (and the links service's list, which reads the same query): where the page
+ * starts and what the links must contain. An empty search is no search.
+ */
+export const linksQuerySchema = z.object({
+  cursor: z
+    .string({ error: LINKS_QUERY_MESSAGES.oneCursor })
+    .regex(VISITS_CURSOR_PATTERN, { error: LINKS_QUERY_MESSAGES.cursor })
+    .optional()
+    .describe(
+      'Where the page starts: the X-Next-Cursor header of the previous page (of /api/user ' +
+        'for the page after its links, or of /api/links with the same q).',
+    ),
+  q: z
+    .string({ error: LINKS_QUERY_MESSAGES.search })
+    .max(LINKS_SEARCH_MAX, { error: LINKS_QUERY_MESSAGES.search })
+    .optional()
+    .describe(
+      'Only links whose destination or code (an alias is a code) contains this text, ' +
+        'ignoring letter case.',
+    ),
+});
+export type LinksQuery = z.infer<typeof linksQuerySchema>;
+/** The most links one bulk call (POST /api/links) creates. */
+export const BULK_LINKS_MAX = 100;
+/** The largest bulk body read, in bytes: 100 links of the longest URL fit in it. */
+export const BULK_BODY_LIMIT = 256 * 1024;
+
+export const BULK_MESSAGES = {
+  notArray: `The body must be a JSON array of 1 to ${BULK_LINKS_MAX} links, each {url, days, alias}.`,
+  tooMany: `At most ${BULK_LINKS_MAX} links at once.`,
+  notObject: 'Each link must be an object {url, days, alias}.',
+} as const;
+
+/**
+ * One link of a bulk call, as shorten's query reads it (days may be a number here): the
+ * gateway checks it with shortenQuerySchema, so the rules are shorten's exactly.
+ */
+export const bulkLinkSchema = z
+  .object(
+    {
+      url: z.unknown().optional().describe('The absolute http or https URL to shorten.'),
+      days: z.unknown().optional().describe('7, 15, 30 or 60; anything else means 7.'),
+      alias: z.unknown().optional().describe("The back-half to use, as shorten's alias."),
+    },
+    { error: BULK_MESSAGES.notObject },
+  )
+  .describe('One link to create: the parameters of shorten, as JSON.');
+
+export const bulkLinksRequestSchema = z
+  .array(bulkLinkSchema, { error: BULK_MESSAGES.notArray })
+  .min(1, { error: BULK_MESSAGES.notArray })
+  .max(BULK_LINKS_MAX, { error: BULK_MESSAGES.tooMany })
+  .describe(`1 to ${BULK_LINKS_MAX} links, each {url, days, alias}`);
+
+/** Each link's answer, in the order given: shorten's status and its answer or its message. */
+export const bulkLinkResultSchema = z.object({
+  status: z
+    .number()
+    .int()
+    .describe('The status shorten would answer for this link: 201, 400, 403, 409 or 429'),
+  url: z.string().optional().describe('201: the short code (or the alias)'),
+  message: z.string().optional().describe('Otherwise: why this link was not created'),
+});
+export type BulkLinkResult = z.infer<typeof bulkLinkResultSchema>;
+
+export const bulkLinksResponseSchema = z.object({
+  results: z.array(bulkLinkResultSchema),
+});
+export type BulkLinksResponse = z.infer<typeof bulkLinksResponseSchema>;
+
+/**
+ * PATCH /api/links/{urlID}: a new destination, a new expiry counted from now, or both. Stricter
+ * than shorten's query (where anything not offered means 7 days, SPEC section 5): an edit that
+ * quietly shortened a link's life on a typo would lose what its owner meant to keep.
+ */
+export const editLinkBodySchema = z
+  .strictObject(
+    {
+      url: z
+        .string({ error: TARGET_URL_MESSAGES.required })
+        .min(1, { error: TARGET_URL_MESSAGES.required })
+        .max(MAX_URL_LENGTH, { error: TARGET_URL_MESSAGES.tooLong })
+        .optional()
+        .describe('The new destination: an absolute http or https URL, as for shorten.'),
+      days: z
+        .number({ error: EDIT_LINK_MESSAGES.days })
+        .int({ error: EDIT_LINK_MESSAGES.days })
+        .refine((days) => (EXPIRY_DAYS as readonly number[]).includes(days), {
+          error: EDIT_LINK_MESSAGES.days,
+        })
+        // The choices in the description too (a refinement is not in the JSON Schema).
+        .meta({ enum: [...EXPIRY_DAYS] })
+        .optional()
+        .describe('The new expiry, in days from now: 7, 15, 30 or 60.'),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? EDIT_LINK_MESSAGES.unknownField
+          : EDIT_LINK_MESSAGES.notAnObject,
+    },
+  )
+  .refine((body) => body.url !== undefined || body.days !== undefined, {
+    error: EDIT_LINK_MESSAGES.nothingToChange,
+  });
+export type EditLinkBody = z.infer<typeof editLinkBodySchema>;

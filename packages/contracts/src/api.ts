@@ -18,6 +18,8 @@ export const MESSAGES = {
   urlNotFound: 'Url not found',
   noVisitors: 'No visitors',
   missingRequestedWith: 'Missing X-Requested-With header',
+  /** A GET or HEAD of /r/{code} that carries a body (refused: see docs/operations.md, The edge). */
+  noBodyOnShortLink: 'A short link takes no request body',
 } as const;
 
 export const userDataSchema = z.object({
@@ -26,6 +28,10 @@ export const userDataSchema = z.object({
   urls: z.array(shortLinkSchema),
 });
 export type UserData = z.infer<typeof userDataSchema>;
+
+/** GET /api/links answers a page of links, newest first (X-Next-Cursor when more follow). */
+export const linksResponseSchema = z.array(shortLinkSchema);
+export type LinksResponse = z.infer<typeof linksResponseSchema>;
 
 export const shortenResponseSchema = z.object({
   url: z.string(),
@@ -47,6 +53,11 @@ export const visitSchema = z.object({
     browser: z.string(),
   }),
   ipAddress: z.string(),
+  /**
+   * Whether the visitor was taken for a bot (isbot, as the stats and the CSV count it):
+   * beside SPEC's fields, so the visitor log can mark bots. This server always sends it.
+   */
+  bot: z.boolean().optional(),
 });
 export type Visit = z.infer<typeof visitSchema>;
 

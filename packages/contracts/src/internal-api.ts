@@ -5,11 +5,20 @@ import {
   internalLinkSchema,
   linkListSchema,
   resolvedLinkSchema,
+  updateLinkRequestSchema,
   visitCountsSchema,
   visitsPageSchema,
   VISITS_PAGE_MAX,
 } from './internal';
+import { linksQuerySchema } from './api-requests';
 import { currentSessionSchema, sessionLookupSchema } from './sessions';
+import {
+  apiKeyCallerSchema,
+  apiKeyLookupSchema,
+  createApiKeyRequestSchema,
+  createdApiKeySchema,
+  internalApiKeyListSchema,
+} from './api-keys';
 import { linkStatsSchema, statsRangeSchema } from './stats';
 
 /**
@@ -19,7 +28,7 @@ import { linkStatsSchema, statsRangeSchema } from './stats';
  * an error at the call, never a value passed on; the callee validates with the same
  * schemas.
  */
-export type InternalMethod = 'GET' | 'POST' | 'DELETE';
+export type InternalMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Answer schemas by HTTP status: the statuses a caller expects. */
 export type InternalAnswers = Readonly<Record<number, z.ZodType>>;
@@ -131,17 +140,32 @@ export type InternalError = z.infer<typeof internalErrorSchema>;
 /** A 204: no body at all. */
 export const noContentSchema = z.undefined();
 
-/** GET /internal/visits/:code: the page size (1 to VISITS_PAGE_MAX) and where it starts. */
+const LIMIT_MESSAGE = `limit must be a whole number from 1 to ${VISITS_PAGE_MAX}`;
+const CREATED_AT_MESSAGE = 'createdAt must be a time in milliseconds';
+
+/**
+ * GET /internal/visits/:code: the page size (VISITS_PAGE_DEFAULT when none; more than
+ * VISITS_PAGE_MAX reads VISITS_PAGE_MAX) and where it starts.
+ */
 export const visitsPageQuerySchema = z.object({
-  limit: z.number().int().min(1).max(VISITS_PAGE_MAX).optional(),
-  cursor: z.string().optional(),
+  limit: z
+    .number({ error: LIMIT_MESSAGE })
+    .int({ error: LIMIT_MESSAGE })
+    .min(1, { error: LIMIT_MESSAGE })
+    .transform((limit) => Math.min(limit, VISITS_PAGE_MAX))
+    .optional(),
+  cursor: z.string({ error: 'Invalid cursor' }).optional(),
 });
 export type VisitsPageQuery = z.infer<typeof visitsPageQuerySchema>;
 
 export const linkStatsQuerySchema = z.object({
   range: statsRangeSchema.optional(),
   /** The link's creation (milliseconds): where the `all` range starts. */
-  createdAt: z.number().int().nonnegative().optional(),
+  createdAt: z
+    .number({ error: CREATED_AT_MESSAGE })
+    .int({ error: CREATED_AT_MESSAGE })
+    .nonnegative({ error: CREATED_AT_MESSAGE })
+    .optional(),
 });
 export type LinkStatsQuery = z.infer<typeof linkStatsQuerySchema>;
 
@@ -149,25 +173,38 @@ export const visitsDeletedSchema = z.object({ deleted: z.number().int().nonnegat
 export type VisitsDeleted = z.infer<typeof visitsDeletedSchema>;
 
 /**
- * Every internal call of the system. Each service's controller routes `route` under the
- * given method; the callers are named beside each.
+ * Every internal call of the system. Each service's handler is bound to its entry (@Route of
+ * @shortener/chassis-nest), which routes `route` under the given method; the callers are
+ * named beside each.
  */
 export const internalApi = {
   // links service
-  /** The gateway shortens: 400 for input the page never sends, 403 for a refused URL. */
+  /**
+   * The gateway shortens: 400 for input the page never sends, 403 for a refused URL or
+   * alias, 409 for an alias taken.
+   */
   createLink: endpoint({
     service: 'links',
     method: 'POST',
     route: '/internal/links',
     body: createLinkRequestSchema,
-    answers: { 201: internalLinkSchema, 400: internalErrorSchema, 403: internalErrorSchema },
+    answers: {
+      201: internalLinkSchema,
+      400: internalErrorSchema,
+      403: internalErrorSchema,
+      409: internalErrorSchema,
+    },
   }),
-  /** The gateway lists the caller's live links. */
+  /**
+   * The gateway lists a page of the caller's live links, newest first, those matching `q`
+   * only when it is given; 400 for a cursor this service did not make.
+   */
   listLinks: endpoint({
     service: 'links',
     method: 'GET',
     route: '/internal/links',
-    answers: { 200: linkListSchema },
+    query: linksQuerySchema,
+    answers: { 200: linkListSchema, 400: internalErrorSchema },
   }),
   /** The gateway checks that the caller owns a link; another's answers like an unknown one. */
   getLink: endpoint({
@@ -182,6 +219,32 @@ export const internalApi = {
     method: 'DELETE',
     route: '/internal/links/:code',
     answers: { 204: noContentSchema, 404: internalErrorSchema },
+  }),
+  /**
+   * The gateway changes one of the caller's links (destination, expiry from now, or both):
+   * 400 and 403 as for createLink; another's or a deleted one answers like an unknown one.
+   */
+  updateLink: endpoint({
+    service: 'links',
+    method: 'PATCH',
+    route: '/internal/links/:code',
+    body: updateLinkRequestSchema,
+    answers: {
+      200: internalLinkSchema,
+      400: internalErrorSchema,
+      403: internalErrorSchema,
+      404: internalErrorSchema,
+    },
+  }),
+  /**
+   * The gateway undoes the delete of one of the caller's links within the undo window (a live
+   * one answers as it is); after the window, or another's, 404.
+   */
+  restoreLink: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/links/:code/restore',
+    answers: { 200: internalLinkSchema, 404: internalErrorSchema },
   }),
   /** The redirect service finds any live link. */
   resolveLink: endpoint({
@@ -241,6 +304,36 @@ export const internalApi = {
     route: '/internal/sessions/lookup',
     body: sessionLookupSchema,
     answers: { 200: currentSessionSchema, 404: internalErrorSchema },
+  }),
+  /** The gateway resolves an API key: who it speaks for and its scopes; unknown or revoked: 404. */
+  lookUpApiKey: endpoint({
+    service: 'auth',
+    method: 'POST',
+    route: '/internal/api-keys/lookup',
+    body: apiKeyLookupSchema,
+    answers: { 200: apiKeyCallerSchema, 404: internalErrorSchema },
+  }),
+  /** The gateway lists the caller's live keys. */
+  listApiKeys: endpoint({
+    service: 'auth',
+    method: 'GET',
+    route: '/internal/api-keys',
+    answers: { 200: internalApiKeyListSchema },
+  }),
+  /** The gateway makes a key for the caller; 409 past API_KEYS_PER_USER. */
+  createApiKey: endpoint({
+    service: 'auth',
+    method: 'POST',
+    route: '/internal/api-keys',
+    body: createApiKeyRequestSchema,
+    answers: { 201: createdApiKeySchema, 400: internalErrorSchema, 409: internalErrorSchema },
+  }),
+  /** The gateway revokes one of the caller's keys; another's answers like an unknown one. */
+  revokeApiKey: endpoint({
+    service: 'auth',
+    method: 'DELETE',
+    route: '/internal/api-keys/:id',
+    answers: { 204: noContentSchema, 404: internalErrorSchema },
   }),
 } as const;
 

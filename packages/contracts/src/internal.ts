@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visitSchema } from './api';
+import { ALIAS_MAX_LENGTH } from './links';
 
 /**
  * The bodies of the internal HTTP APIs the gateway (and the redirect and links services)
@@ -22,10 +23,30 @@ export type InternalLink = z.infer<typeof internalLinkSchema>;
 export const createLinkRequestSchema = z.object({
   url: z.unknown().optional(),
   days: z.unknown().optional(),
+  /** A chosen back-half (signed in only); none, null or '' for a generated code. */
+  alias: z.unknown().optional(),
 });
 export type CreateLinkRequest = z.infer<typeof createLinkRequestSchema>;
 
-export const linkListSchema = z.object({ links: z.array(internalLinkSchema) });
+/** A link's new destination, expiry or both; the links service applies shorten's rules. */
+export const updateLinkRequestSchema = z.object({
+  url: z.unknown().optional(),
+  days: z.number().int().optional(),
+});
+export type UpdateLinkRequest = z.infer<typeof updateLinkRequestSchema>;
+
+/** How many links a page of a user's links holds: /api/user's and each of /api/links'. */
+export const LINKS_PAGE_SIZE = 100;
+
+/**
+ * A page of a user's live links, newest first; `nextCursor` is null on the last one. The
+ * previous release's links service answers without it (every link, unpaged): read as the last
+ * page, so its pods serve beside this release's during a rolling update.
+ */
+export const linkListSchema = z.object({
+  links: z.array(internalLinkSchema),
+  nextCursor: z.string().nullable().default(null),
+});
 export type LinkList = z.infer<typeof linkListSchema>;
 
 export const resolvedLinkSchema = z.object({
@@ -44,7 +65,7 @@ export const visitsPageSchema = z.object({
 export type VisitsPage = z.infer<typeof visitsPageSchema>;
 
 export const codesRequestSchema = z.object({
-  codes: z.array(z.string().max(16)).max(1000),
+  codes: z.array(z.string().max(ALIAS_MAX_LENGTH)).max(1000),
 });
 export type CodesRequest = z.infer<typeof codesRequestSchema>;
 

@@ -6,9 +6,11 @@ describe('safeReturnPath', () => {
     ['/profile/abc1234', '/profile/abc1234'],
     ['/profile?tab=1#top', '/profile?tab=1#top'],
     ['/a/../profile', '/profile'],
-    ['/%2F/evil.example', '/%2F/evil.example'],
-    ['/caf\u00e9', '/caf%C3%A9'],
-  ])('keeps the same-site path %j', (raw, expected) => {
+    ['/profile/caf\u00e9', '/profile/caf%C3%A9'],
+    ['/tc', '/tc'],
+    ['/privacy_policy', '/privacy_policy'],
+    ['/', '/'],
+  ])('keeps the web app page %j', (raw, expected) => {
     expect(safeReturnPath(raw)).toBe(expected);
   });
 
@@ -27,6 +29,25 @@ describe('safeReturnPath', () => {
     '/profile\u0000',
     '',
   ])('turns the off-site or malformed %j into /', (raw) => {
+    expect(safeReturnPath(raw)).toBe('/');
+  });
+
+  // A sign-in link must not end off-site through one of our own short links, nor on an API
+  // answer or another server route: `from` names only the web app's own pages.
+  it.each([
+    '/r/abc1234',
+    '/R/abc1234',
+    '/a/../r/abc1234',
+    '/%72/abc1234',
+    '/api/user',
+    '/login',
+    '/logout',
+    '/auth/google/callback?code=1',
+    '/docs',
+    '/profile/abc1234/extra',
+    '/%2F/evil.example',
+    '/caf\u00e9',
+  ])('turns %j, which is not a page of the web app, into /', (raw) => {
     expect(safeReturnPath(raw)).toBe('/');
   });
 

@@ -49,10 +49,18 @@ const SAFE_BASE = 'http://same-site.invalid';
 const MAX_RETURN_PATH_LENGTH = 2048;
 
 /**
- * A path on this site to return to after sign-in, or '/' when `raw` could send the browser
+ * The web app's own pages (frontend/src/app/router.tsx): a sign-in returns only to one of
+ * these. Anything else on this origin is not a page to land on: /r/ would carry the browser
+ * off-site through one of our short links, /api, /login and the rest are server routes.
+ */
+const WEB_APP_PAGE = /^\/(?:(?:profile(?:\/[^/]+)?|tc|privacy_policy)\/?)?$/;
+
+/**
+ * A page of the web app to return to after sign-in, or '/' when `raw` could send the browser
  * anywhere else: it must start with exactly one '/' (not '//' or '/\', which browsers read
- * as another host), hold no backslash or control character, and still resolve to this site.
- * The result is the normalised, percent-encoded form, safe for a Location header.
+ * as another host), hold no backslash or control character, still resolve to this site, and
+ * name one of the web app's pages once normalised. The result is the normalised,
+ * percent-encoded form, safe for a Location header.
  */
 export function safeReturnPath(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_RETURN_PATH_LENGTH) {
@@ -66,7 +74,7 @@ export function safeReturnPath(raw: unknown): string {
   } catch {
     return '/';
   }
-  if (parsed.origin !== SAFE_BASE) return '/';
+  if (parsed.origin !== SAFE_BASE || !WEB_APP_PAGE.test(parsed.pathname)) return '/';
   return `${parsed.pathname}${parsed.search}${parsed.hash}`;
 }
 

@@ -5,7 +5,9 @@ import { visitSchema } from './api';
 export const STATS_RANGES = ['24h', '7d', '30d', 'all'] as const;
 export type StatsRange = (typeof STATS_RANGES)[number];
 export const DEFAULT_STATS_RANGE: StatsRange = '7d';
-export const statsRangeSchema = z.enum(STATS_RANGES);
+export const statsRangeSchema = z.enum(STATS_RANGES, {
+  error: `range must be one of ${STATS_RANGES.join(', ')}`,
+});
 
 /** GET /api/stats/{urlID}'s query. */
 export const statsQuerySchema = z.object({
@@ -46,6 +48,19 @@ export const linkStatsSchema = z.object({
   devices: namedCounts,
   referrers: namedCounts,
   countries: z.array(z.object({ code: z.string(), visits: count })).max(STATS_LIST_MAX),
+  /**
+   * The same stretch of time just before (`from` and `to` moved back by the range's length),
+   * so a change can be told beside the totals; absent for `all`, which has nothing before it.
+   */
+  previous: z
+    .object({
+      from: z.number().int(),
+      to: z.number().int(),
+      visits: count,
+      humans: count,
+      bots: count,
+    })
+    .optional(),
 });
 export type LinkStats = z.infer<typeof linkStatsSchema>;
 
@@ -56,6 +71,26 @@ export const liveVisitSchema = visitSchema.extend({
   bot: z.boolean(),
 });
 export type LiveVisit = z.infer<typeof liveVisitSchema>;
+
+/** GET /api/stats/{urlID}/live, as Server-Sent Events: the names of its events. */
+export const LIVE_EVENTS = {
+  /** One stored visit (data: a LiveVisit). */
+  visit: 'visit',
+  /**
+   * Visits were left out because the client did not take them fast enough: what it shows
+   * is stale until it fetches the stats and visitors again (data: {}).
+   */
+  refetch: 'refetch',
+  /** The server ended the stream and it should not be opened again (data: {reason}). */
+  end: 'end',
+} as const;
+
+/** Why the server ended a live stream: the `reason` of its `end` event. */
+export const LIVE_END_REASONS = {
+  sessionEnded: 'session ended',
+  linkDeleted: 'link deleted',
+} as const;
+export type LiveEndReason = (typeof LIVE_END_REASONS)[keyof typeof LIVE_END_REASONS];
 
 /** The visits of one link stored in one transaction, as analytics announces them. */
 export const storedVisitsSchema = z.object({

@@ -1,20 +1,34 @@
 import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
 import type { LinkCache } from './link-cache';
-import { RedisLinkCache, type RedisLinkCacheOptions } from './redis-link-cache';
+import { RedisLinkCache } from './redis-link-cache';
+
+/** What the link cache is made from: the variables the links and redirect services read. */
+export interface LinkCacheSettings {
+  REDIS_URL: string;
+  /** Entries are signed with a key from it. */
+  INTERNAL_API_SECRET: string;
+  /** During a rotation: entries signed with a key from it are read too. */
+  INTERNAL_API_SECRET_PREVIOUS?: string | undefined;
+}
 
 /**
- * The link cache of the distributed mode: Redis at `url`, with its own connection, reported
- * as `redis` in /readyz and closed with the service.
+ * The link cache of the distributed mode: Redis at REDIS_URL, with its own connection,
+ * reported as `redis` in /readyz and closed with the service. `onRefused` is told of each
+ * entry refused on reading (forged, or a link to a target no redirect may send to).
  */
 export function redisLinkCache(
-  url: string,
+  settings: LinkCacheSettings,
   logger: Logger,
-  options: RedisLinkCacheOptions = {},
+  onRefused?: (code: string, reason: string) => void,
 ): Adapter<LinkCache> {
-  const redis = createRedis(url, logger);
+  const redis = createRedis(settings.REDIS_URL, logger);
   return {
-    value: new RedisLinkCache(redis, options),
+    value: new RedisLinkCache(redis, {
+      secret: settings.INTERNAL_API_SECRET,
+      previousSecret: settings.INTERNAL_API_SECRET_PREVIOUS,
+      ...(onRefused ? { onRefused } : {}),
+    }),
     checks: [redisReadiness(redis)],
     close: () => closeRedis(redis),
   };

@@ -2,3 +2,4 @@ export * from './link-cache';
 export * from './redis-link-cache';
 export * from './memory-link-cache';
 export * from './adapters';
+export * from './target-url';

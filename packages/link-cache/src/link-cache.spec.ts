@@ -1,26 +1,72 @@
+import { createHmac } from 'node:crypto';
 import {
   decodeLink,
+  encodeGone,
   encodeLink,
   GONE,
-  GONE_VALUE,
+  linkCacheKey,
   redirectTarget,
   RefusedEntry,
 } from './link-cache';
 
+const key = linkCacheKey('a-secret-of-enough-length');
+const CODE = 'abc1234';
+/** `body` signed for CODE as the value format says: 22 characters of HMAC-SHA-256, base64url. */
+const signedBody = (body: string): string =>
+  `${createHmac('sha256', key).update(`${CODE}|${body}`).digest('base64url').slice(0, 22)}|${body}`;
+/** A true entry's signature in front of another body. */
+const swappedBody = (body: string): string =>
+  encodeLink(key, CODE, { expiresAt: 1_800_000_000_000, url: 'https://x.example/' }).slice(0, 23) +
+  body;
+
 describe('link cache values', () => {
   it('round-trips a link, keeping every character of the URL', () => {
     const link = { url: 'https://example.com/a|b?q=1&r=ü#frag', expiresAt: 1_800_000_000_000 };
-    expect(decodeLink(encodeLink(link))).toEqual(link);
+    expect(decodeLink(key, CODE, encodeLink(key, CODE, link))).toEqual(link);
   });
 
   it('reads the gone marker as a deleted link', () => {
-    expect(decodeLink(GONE_VALUE)).toBe(GONE);
+    expect(decodeLink(key, CODE, encodeGone(key, CODE))).toBe(GONE);
   });
 
-  it.each([null, '', 'no-separator', '|https://x', 'abc|https://x', '123|'])(
-    'treats %p as unknown',
-    (value) => {
-      expect(decodeLink(value)).toBeNull();
+  it('reads, while the secret is rotated, entries signed with a key from either secret', () => {
+    const link = { url: 'https://example.com/a', expiresAt: 1_800_000_000_000 };
+    const previous = linkCacheKey('the-previous-secret-of-enough-length');
+    const rotating = [key, previous];
+    expect(decodeLink(rotating, CODE, encodeLink(previous, CODE, link))).toEqual(link);
+    expect(decodeLink(rotating, CODE, encodeLink(key, CODE, link))).toEqual(link);
+    expect(decodeLink(rotating, CODE, encodeGone(previous, CODE))).toBe(GONE);
+    expect(decodeLink([key], CODE, encodeLink(previous, CODE, link))).toBeInstanceOf(RefusedEntry);
+    const other = linkCacheKey('a-third-secret-of-enough-length');
+    expect(decodeLink(rotating, CODE, encodeLink(other, CODE, link))).toBeInstanceOf(RefusedEntry);
+  });
+
+  it('treats no entry as unknown', () => {
+    expect(decodeLink(key, CODE, null)).toBeNull();
+  });
+
+  it.each([
+    ['unsigned', '1800000000000|https://attacker.example/'],
+    ['unsigned gone marker', '!'],
+    ['a made-up signature', `${'A'.repeat(22)}|1800000000000|https://attacker.example/`],
+    ['the signature of another body', swappedBody('1800000000000|https://attacker.example/')],
+    ['empty', ''],
+  ])('refuses an entry %s', (_, value) => {
+    expect(decodeLink(key, CODE, value)).toBeInstanceOf(RefusedEntry);
+  });
+
+  it("refuses another code's entry and another key's", () => {
+    const link = { url: 'https://example.com/', expiresAt: 1_800_000_000_000 };
+    expect(decodeLink(key, 'zzz9999', encodeLink(key, CODE, link))).toBeInstanceOf(RefusedEntry);
+    expect(decodeLink(key, 'zzz9999', encodeGone(key, CODE))).toBeInstanceOf(RefusedEntry);
+    const other = linkCacheKey('another-secret-of-enough-length');
+    expect(decodeLink(other, CODE, encodeLink(key, CODE, link))).toBeInstanceOf(RefusedEntry);
+  });
+
+  it.each(['|https://x', 'abc|https://x', '123|', 'no-separator'])(
+    'treats the signed but unreadable %p as unknown',
+    (body) => {
+      expect(decodeLink(key, CODE, signedBody(body))).toBeNull();
     },
   );
 
@@ -34,8 +80,9 @@ describe('link cache values', () => {
     'https://example.com/\u0000',
     'not a url',
     '/relative',
-  ])('refuses a link to %p, whoever wrote it', (url) => {
-    expect(decodeLink(`1800000000000|${url}`)).toBeInstanceOf(RefusedEntry);
+  ])('refuses a link to %p, even signed', (url) => {
+    const value = encodeLink(key, CODE, { url, expiresAt: 1_800_000_000_000 });
+    expect(decodeLink(key, CODE, value)).toBeInstanceOf(RefusedEntry);
   });
 });
 
@@ -51,14 +98,28 @@ describe('redirectTarget', () => {
     });
   });
 
-  it('says why it refuses the rest', () => {
+  it('refuses the rest by the rules a link is created under, saying which', () => {
     expect(redirectTarget('javascript:alert(1)')).toEqual({
       ok: false,
-      reason: 'scheme javascript: is not http or https',
+      reason: 'Only http and https URLs can be shortened.',
     });
     expect(redirectTarget('https://a.example/\n')).toEqual({
       ok: false,
-      reason: 'control characters',
+      reason: 'The URL must not contain spaces or control characters.',
+    });
+    for (const url of [
+      'http://127.0.0.1:7002/metrics',
+      'http://[64:ff9b::7f00:1]/',
+      'http://localhost/',
+    ]) {
+      expect(redirectTarget(url)).toEqual({
+        ok: false,
+        reason: 'Short links of this service cannot be shortened again.',
+      });
+    }
+    expect(redirectTarget('https://user:pw@a.example/')).toEqual({
+      ok: false,
+      reason: 'URLs with a user name or password cannot be shortened.',
     });
   });
 });

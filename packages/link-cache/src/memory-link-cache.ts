@@ -40,6 +40,13 @@ export class MemoryLinkCache implements LinkCache {
     return Promise.resolve();
   }
 
+  replace(code: string, link: CachedLink): Promise<void> {
+    if (link.expiresAt > Date.now()) this.entries.set(code, { entry: link, until: link.expiresAt });
+    else this.entries.delete(code);
+    this.invalidations.emit('code', code);
+    return Promise.resolve();
+  }
+
   subscribe(listener: (code: string | null) => void): Promise<() => Promise<void>> {
     this.invalidations.on('code', listener);
     return Promise.resolve(() => {

@@ -5,7 +5,10 @@
 export const testServers = {
   databaseUrl: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/shortener_test',
   redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379/1',
-  kafkaBrokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','),
+  // Unset: the local broker infra runs, on KAFKA_PORT (default 9092).
+  kafkaBrokers: (
+    process.env['KAFKA_BROKERS'] ?? `127.0.0.1:${process.env['KAFKA_PORT'] || '9092'}`
+  ).split(','),
 };
 
 export function hostPort(url: string): { host: string; port: number } {

@@ -1,6 +1,7 @@
 export * from './ports';
 export * from './wait';
 export * from './proxy';
+export * from './service-router';
 export * from './services';
 export * from './service-process';
 export * from './env';
@@ -8,3 +9,4 @@ export * from './stack';
 export * from './edge';
 export * from './oauth2-mock';
 export * from './topic-reader';
+export * from './process-sockets';

@@ -58,18 +58,25 @@ export class TcpProxy {
       client.destroy();
       return;
     }
-    const upstream = connect(this.target.port, this.target.host);
-    this.sockets.add(client);
-    this.sockets.add(upstream);
-    const drop = (): void => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    splice(client, connect(this.target.port, this.target.host), this.sockets);
   }
+}
+
+/**
+ * Joins two sockets both ways, each kept in `open` until either ends, when both are closed:
+ * what a TCP proxy does with a connection it passes on.
+ */
+export function splice(client: Socket, upstream: Socket, open: Set<Socket>): void {
+  open.add(client);
+  open.add(upstream);
+  const drop = (): void => {
+    client.destroy();
+    upstream.destroy();
+    open.delete(client);
+    open.delete(upstream);
+  };
+  client.on('error', drop).on('close', drop);
+  upstream.on('error', drop).on('close', drop);
+  client.pipe(upstream);
+  upstream.pipe(client);
 }

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { serviceNodeArgs, serviceNodeOptions } from './service-process';
 
 describe('the Node settings a service is started with, as in production', () => {
@@ -11,5 +14,20 @@ describe('the Node settings a service is started with, as in production', () => 
       '--max-semi-space-size=2 --max-old-space-size=256 --stack-trace-limit=5',
     );
     expect(serviceNodeOptions('links')).toBeUndefined();
+  });
+
+  it('reads them from the build it starts: another release’s, for a rolling upgrade', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'other-release-'));
+    try {
+      mkdirSync(path.join(root, 'services', 'redirect'), { recursive: true });
+      writeFileSync(
+        path.join(root, 'services', 'redirect', 'package.json'),
+        JSON.stringify({ config: { nodeOptions: '--max-old-space-size=128', nodeArgs: '' } }),
+      );
+      expect(serviceNodeArgs('redirect', root)).toEqual([]);
+      expect(serviceNodeOptions('redirect', {}, root)).toBe('--max-old-space-size=128');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

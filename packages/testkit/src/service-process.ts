@@ -7,6 +7,8 @@ import { waitFor } from './wait';
 
 export interface ServiceProcess {
   name: string;
+  /** The checkout whose build this is (REPO_ROOT, or another release's). */
+  root: string;
   url: string;
   port: number;
   /**
@@ -31,21 +33,24 @@ export interface ServiceProcess {
 export function serviceNodeOptions(
   name: ServiceName,
   env: NodeJS.ProcessEnv = {},
+  root = REPO_ROOT,
 ): string | undefined {
-  return [nodeConfig(name).nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined;
+  return (
+    [nodeConfig(name, root).nodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined
+  );
 }
 
 /**
  * The flags a service's `node` command line carries in production (`config.nodeArgs` in its
  * package.json, also in its image's command): V8 flags that NODE_OPTIONS does not accept.
  */
-export function serviceNodeArgs(name: ServiceName): string[] {
-  return nodeConfig(name).nodeArgs?.split(/\s+/).filter(Boolean) ?? [];
+export function serviceNodeArgs(name: ServiceName, root = REPO_ROOT): string[] {
+  return nodeConfig(name, root).nodeArgs?.split(/\s+/).filter(Boolean) ?? [];
 }
 
-function nodeConfig(name: ServiceName): { nodeOptions?: string; nodeArgs?: string } {
+function nodeConfig(name: ServiceName, root: string): { nodeOptions?: string; nodeArgs?: string } {
   const manifest = JSON.parse(
-    readFileSync(path.join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'),
+    readFileSync(path.join(root, 'services', name, 'package.json'), 'utf8'),
   ) as { config?: { nodeOptions?: string; nodeArgs?: string } };
   return manifest.config ?? {};
 }
@@ -53,21 +58,22 @@ function nodeConfig(name: ServiceName): { nodeOptions?: string; nodeArgs?: strin
 /**
  * Starts a built service (its entry in the service list, services/<name>/dist/main.js) as its
  * own process, as the stack runner does, and waits until it answers /healthz. It listens on 127.0.0.1 unless `host`
- * says otherwise (0.0.0.0 to be reached from another address of this machine).
+ * says otherwise (0.0.0.0 to be reached from another address of this machine). `root` is the
+ * checkout whose build runs: this one unless given (another release's, for rolling upgrades).
  */
 export async function startService(
   name: ServiceName,
   port: number,
   env: NodeJS.ProcessEnv,
-  { waitForHealth = true, host = '127.0.0.1' } = {},
+  { waitForHealth = true, host = '127.0.0.1', root = REPO_ROOT, healthTimeoutMs = 20_000 } = {},
 ): Promise<ServiceProcess> {
-  const entry = path.join(REPO_ROOT, 'services', name, serviceSpec(name).entry);
-  const child = spawn(process.execPath, [...serviceNodeArgs(name), entry], {
+  const entry = path.join(root, 'services', name, serviceSpec(name).entry);
+  const child = spawn(process.execPath, [...serviceNodeArgs(name, root), entry], {
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
       ...env,
-      NODE_OPTIONS: serviceNodeOptions(name, { ...process.env, ...env }),
+      NODE_OPTIONS: serviceNodeOptions(name, { ...process.env, ...env }, root),
       PORT: String(port),
       HOST: host,
     },
@@ -80,6 +86,7 @@ export async function startService(
   const url = `http://127.0.0.1:${port}`;
   const service: ServiceProcess = {
     name,
+    root,
     url,
     port,
     opsUrl: env['OPS_PORT'] ? `http://127.0.0.1:${env['OPS_PORT']}` : url,
@@ -99,7 +106,7 @@ export async function startService(
           const response = await fetch(`${url}/healthz`);
           return response.ok;
         },
-        { timeoutMs: 20_000, what: `${name} /healthz` },
+        { timeoutMs: healthTimeoutMs, what: `${name} /healthz` },
       );
       const died = exited.then((code) => {
         throw new Error(`${name} exited with ${code} before answering /healthz`);

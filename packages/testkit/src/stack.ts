@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEdge, type EdgeProcess } from './edge';
 import { testServers } from './env';
 import { freePort } from './ports';
 import { startService, type ServiceProcess } from './service-process';
-import { publicService, serviceList, startOrder, type ServiceName } from './services';
+import { ServiceRouter } from './service-router';
+import { publicService, REPO_ROOT, serviceList, startOrder, type ServiceName } from './services';
 
 export interface Stack {
   /**
@@ -15,8 +16,12 @@ export interface Stack {
    * the gateway is not part of the stack.
    */
   readonly url: string;
-  /** With `edge`: the first redirect instance's Unix socket (its UNIX_SOCKET), the edge's way in. */
+  /**
+   * With `edge`: the Unix sockets (their UNIX_SOCKETs) of the first redirect instance and
+   * gateway, the edge's ways in, in a folder only this user can enter.
+   */
   readonly redirectSocket: string | undefined;
+  readonly gatewaySocket: string | undefined;
   /** The shared internal secret, for tests that call a service's internal API. */
   secret: string;
   /** The environment every service was given (before its own extras). */
@@ -25,10 +30,15 @@ export interface Stack {
   get(name: ServiceName): ServiceProcess;
   /** Every instance of a service (several redirect instances, for instance). */
   all(name: ServiceName): ServiceProcess[];
-  /** Starts one more instance of a service, wired like the others, on a port of its own. */
-  add(name: ServiceName, env?: NodeJS.ProcessEnv): Promise<ServiceProcess>;
+  /**
+   * Starts one more instance of a service, wired like the others, on a port of its own; from
+   * the build in `root` when given (another release's), else from the stack's for that service.
+   */
+  add(name: ServiceName, env?: NodeJS.ProcessEnv, root?: string): Promise<ServiceProcess>;
   /** Stops an instance with `signal` and starts it again: same port, same environment. */
   restart(service: ServiceProcess, signal: NodeJS.Signals): Promise<ServiceProcess>;
+  /** With `serviceRouters`: the Service-like router in front of a service's instances. */
+  router(name: ServiceName): ServiceRouter;
   /** Everything every instance printed, for failure messages. */
   output(): string;
   /** SIGTERM to every instance; one still running 15 s later (a bug) gets SIGKILL. */
@@ -46,10 +56,28 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
   /**
    * nginx in front, as `npm run stack` runs it when it can (infra/edge.mjs): /r/ to the
-   * first redirect instance on its Unix socket (UNIX_SOCKET), the rest to the gateway; `url`
-   * is then the edge's.
+   * first redirect instance on its Unix socket (UNIX_SOCKET), the rest to the gateway on its
+   * own, which sends /r/ to the same socket (REDIRECT_SOCKET); `url` is then the edge's.
+   * Unlike npm run stack, every service still believes X-Forwarded-For from loopback
+   * (TRUSTED_PROXIES), so tests can play many clients.
    */
   edge?: boolean;
+  /**
+   * A ServiceRouter in front of each service, as a Kubernetes Service stands there: every
+   * service finds the others through their routers, which send connections only to
+   * instances whose /readyz answers 200.
+   */
+  serviceRouters?: boolean;
+  /**
+   * The checkout whose build runs a service, by service: another release's for a rolling
+   * upgrade (tests/compat, scripts/previous-release.mjs); this checkout's for the others.
+   */
+  roots?: Partial<Record<ServiceName, string>>;
+  /**
+   * How long each instance may take to answer /healthz (20 s unless given): longer for
+   * services that load more at start-up (tracing on).
+   */
+  healthTimeoutMs?: number;
 }
 
 /**
@@ -63,19 +91,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const secret = randomBytes(24).toString('base64url');
   const ports = new Map<ServiceName, number>();
   for (const name of names) ports.set(name, options.ports?.[name] ?? (await freePort()));
+  const instances = new Map<ServiceName, ServiceProcess[]>();
+  const all = (name: ServiceName): ServiceProcess[] => instances.get(name) ?? [];
+  const routers = new Map<ServiceName, ServiceRouter>();
+  if (options.serviceRouters) {
+    for (const name of names) {
+      const router = new ServiceRouter(() =>
+        all(name).map((instance) => ({
+          port: instance.port,
+          readyUrl: `${instance.opsUrl}/readyz`,
+        })),
+      );
+      routers.set(name, await router.listen());
+    }
+  }
   // A service not in the stack is at port 1: nothing answers there.
-  const urlOf = (name: ServiceName): string => `http://127.0.0.1:${ports.get(name) ?? 1}`;
+  const urlOf = (name: ServiceName): string =>
+    routers.get(name)?.url ?? `http://127.0.0.1:${ports.get(name) ?? 1}`;
   const gateway = publicService().name;
   if (options.edge && !(ports.has(gateway) && ports.has('redirect'))) {
     throw new Error('an edge needs the gateway and the redirect service in the stack');
   }
   const edgePort = options.edge ? await freePort() : undefined;
-  // Where the edge reaches the redirect service, as npm run stack has it: a socket in a
-  // folder of the stack's own, open to nginx's workers (infra/edge.mjs redirectSocketFolder).
+  // Where the edge reaches the redirect service and the gateway, as npm run stack has it:
+  // sockets in a folder of the stack's own, 0700 (infra/edge.mjs socketFolder).
   const socketFolder = options.edge ? mkdtempSync(path.join(tmpdir(), 'shortener-socket-')) : null;
-  if (socketFolder !== null) chmodSync(socketFolder, 0o755);
   const redirectSocket =
     socketFolder === null ? undefined : path.join(socketFolder, 'redirect.sock');
+  const gatewaySocket = socketFolder === null ? undefined : path.join(socketFolder, 'gateway.sock');
   const publicOrigin = edgePort !== undefined ? `http://127.0.0.1:${edgePort}` : urlOf(gateway);
   let edge: EdgeProcess | undefined;
   const urlVariables = Object.fromEntries(
@@ -92,25 +135,37 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(ports.has(gateway) ? { PUBLIC_ORIGIN: publicOrigin } : {}),
     TRUSTED_PROXIES: '127.0.0.1,::1',
     // Its own consumer group: an analytics of another stack (say `npm run stack` on the
-    // development database) never takes these tests' visits.
-    KAFKA_CONSUMER_GROUP: 'analytics-test',
+    // development database) never takes these tests' visits. Two checkouts testing at once
+    // on one broker each name their own (TEST_KAFKA_CONSUMER_GROUP).
+    KAFKA_CONSUMER_GROUP: process.env['TEST_KAFKA_CONSUMER_GROUP'] ?? 'analytics-test',
     LOG_LEVEL: 'warn',
     ...options.env,
   };
 
-  const instances = new Map<ServiceName, ServiceProcess[]>();
   const origins = new Map<ServiceProcess, { name: ServiceName; env: NodeJS.ProcessEnv }>();
-  const all = (name: ServiceName): ServiceProcess[] => instances.get(name) ?? [];
-  const add = async (name: ServiceName, extra: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> => {
+  const add = async (
+    name: ServiceName,
+    extra: NodeJS.ProcessEnv = {},
+    root = options.roots?.[name],
+  ): Promise<ServiceProcess> => {
     const first = !instances.has(name);
     instances.set(name, all(name));
     const port = first ? (ports.get(name) ?? (await freePort())) : await freePort();
     const socket =
-      first && name === 'redirect' && redirectSocket !== undefined
-        ? { UNIX_SOCKET: redirectSocket }
-        : {};
+      !first || redirectSocket === undefined
+        ? {}
+        : name === 'redirect'
+          ? { UNIX_SOCKET: redirectSocket }
+          : name === gateway
+            ? { UNIX_SOCKET: gatewaySocket, REDIRECT_SOCKET: redirectSocket }
+            : {};
     const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...socket, ...extra };
-    const service = await startService(name, port, serviceEnv);
+    const service = await startService(name, port, serviceEnv, {
+      ...(root ? { root } : {}),
+      ...(options.healthTimeoutMs === undefined
+        ? {}
+        : { healthTimeoutMs: options.healthTimeoutMs }),
+    });
     instances.set(name, [...all(name), service]);
     origins.set(service, { name, env: serviceEnv });
     return service;
@@ -121,6 +176,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return publicOrigin;
     },
     redirectSocket,
+    gatewaySocket,
     secret,
     env,
     get: (name) => {
@@ -130,11 +186,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     all,
     add,
+    router: (name) => {
+      const router = routers.get(name);
+      if (!router)
+        throw new Error(`no router in front of ${name}: start the stack with serviceRouters`);
+      return router;
+    },
     restart: async (service, signal) => {
       const origin = origins.get(service);
       if (!origin) throw new Error(`${service.name} on ${service.port} is not part of this stack`);
       await service.stop(signal);
-      const again = await startService(origin.name, service.port, origin.env);
+      const again = await startService(origin.name, service.port, origin.env, {
+        root: service.root,
+      });
       origins.set(again, origin);
       instances.set(
         origin.name,
@@ -145,7 +209,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     output: () =>
       [...instances.values()]
         .flat()
-        .map((service) => `--- ${service.name} :${service.port} ---\n${service.output()}`)
+        .map(
+          (service) =>
+            `--- ${service.name} :${service.port}${service.root === REPO_ROOT ? '' : ` (${service.root})`} ---\n${service.output()}`,
+        )
         .join('\n'),
     stop: async () => {
       await edge?.stop();
@@ -156,6 +223,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           clearTimeout(timer);
         }),
       );
+      await Promise.all([...routers.values()].map((router) => router.close()));
       if (socketFolder !== null) rmSync(socketFolder, { recursive: true, force: true });
     },
   };
@@ -168,9 +236,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
   }
   if (edgePort !== undefined) {
-    const hostOf = (name: ServiceName) => `127.0.0.1:${ports.get(name)}`;
     try {
-      edge = await startEdge(`unix:${redirectSocket}`, hostOf(gateway), edgePort);
+      edge = await startEdge(`unix:${redirectSocket}`, `unix:${gatewaySocket}`, edgePort);
     } catch (error) {
       await stack.stop();
       throw error;

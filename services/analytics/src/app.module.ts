@@ -1,9 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ReadinessCheck } from '@shortener/chassis';
-import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
-import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
+import { DatabaseModule } from '@shortener/chassis-postgres';
+import type { AnalyticsAdapters } from './adapters';
 import type { AnalyticsConfig } from './config';
-import type { AnalyticsAdapters } from './service';
 import { IngestModule } from './ingest/ingest.module';
 import { analyticsMigrations } from './migrations';
 import { StatsModule } from './stats/stats.module';
@@ -15,6 +13,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // PostgreSQL holds the visits the API reads.
         DatabaseModule.forRoot({
           url: config.DATABASE_URL,
           schema: 'analytics',
@@ -26,17 +25,6 @@ export class AppModule {
         VisitsModule,
         StatsModule,
         IngestModule.forRoot(adapters.visits.value, adapters.notifier.value),
-      ],
-      controllers: [OpsController],
-      providers: [
-        {
-          provide: READINESS_CHECKS,
-          inject: [ManagedDataSource],
-          useFactory: (db: ManagedDataSource): ReadinessCheck[] => [
-            { name: 'postgres', check: () => db.check() },
-            ...adapters.visits.checks,
-          ],
-        },
       ],
     };
   }

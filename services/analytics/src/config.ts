@@ -1,27 +1,15 @@
 import { z } from 'zod';
-import { env, loadConfig } from '@shortener/chassis';
-import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis-kafka';
-import { VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
+import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
+import { databaseConfigShape } from '@shortener/chassis-postgres';
+import { DELETED_CODE_KEPT_DAYS, VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
 export const analyticsConfigShape = {
-  PORT: env.port(7003),
-  HOST: env.host(),
-  LOG_LEVEL: env.logLevel(),
-  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
-  OPS_PORT: env.opsPort(),
-  OPS_HOST: env.opsHost(),
-  /** Shared with the gateway: signs and checks internal calls. */
-  INTERNAL_API_SECRET: env.secret(),
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
-  DB_MIGRATE: env.bool(true),
+  ...serviceConfigShape(7003),
+  ...databaseConfigShape,
   /** Where the visits stored are announced to the gateways' live streams (pub/sub). */
-  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
-  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
-  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
-  KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
-  KAFKA_USERNAME: kafkaEnv.username(),
-  KAFKA_PASSWORD: kafkaEnv.password(),
-  KAFKA_SSL: kafkaEnv.ssl(),
+  REDIS_URL: env.redisUrl(),
+  ...kafkaConfigShape,
   KAFKA_CONSUMER_GROUP: env.string('analytics'),
   /**
    * How long the group waits for a consumer's heartbeat before giving its partitions to
@@ -34,6 +22,11 @@ export const analyticsConfigShape = {
   VISITS_TOPIC: env.string(VISITS_TOPIC),
   /** Where events that fail the schema go, with a header naming why. */
   VISITS_DLQ_TOPIC: env.string(VISITS_DLQ_TOPIC),
+  /**
+   * How often the consumer group's lag is read from Kafka for analytics_consumer_lag (two
+   * small admin requests): alerts and autoscaling need no exporter.
+   */
+  CONSUMER_LAG_INTERVAL_MS: env.int(15_000, 1000),
   /** Partitions whose batches are stored at the same time (each in its own transaction). */
   INGEST_CONCURRENCY: env.int(3, 1, 64),
   /** Rows per multi-row INSERT; a bigger batch is split into several, in one transaction. */
@@ -48,8 +41,14 @@ export const analyticsConfigShape = {
    */
   GEOIP_DATABASE: z.string().min(1).optional(),
   /** Days a deleted link's tombstone is kept, dropping its late events. */
-  TOMBSTONE_RETENTION_DAYS: env.int(90, 1, 3650),
+  TOMBSTONE_RETENTION_DAYS: env.int(DELETED_CODE_KEPT_DAYS, 1, 3650),
   TOMBSTONE_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
+  /**
+   * Whole months of raw visits kept before the current one (each visit at least that long);
+   * older months' partitions are dropped by the purge round, their rollups (stats, counts)
+   * stay. Unset: every visit is kept.
+   */
+  VISIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
 };
 
 export type AnalyticsConfig = ReturnType<typeof loadAnalyticsConfig>;

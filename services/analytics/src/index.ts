@@ -1,7 +1,6 @@
 // What a host composing the services in one process needs (services/embedded).
-export { startAnalytics, type AnalyticsAdapters, type AnalyticsOptions } from './service';
-export { loadAnalyticsConfig, type AnalyticsConfig } from './config';
-export { connectAdapters } from './adapters';
+export { service } from './service';
+export type { AnalyticsAdapters } from './adapters';
+export type { AnalyticsConfig } from './config';
 export { InProcessVisitBus } from './ingest/in-process-bus';
-export { kafkaVisitSource } from './ingest/kafka-visit-source';
-export { InProcessLiveVisits, redisVisitNotifier } from './ingest/visit-notifier';
+export { InProcessLiveVisits } from './ingest/visit-notifier';

@@ -1,5 +1,6 @@
 import { inProcess } from '@shortener/chassis';
-import { internalRoutesAgainstContract } from '@shortener/chassis-nest';
+import { handlersAgainst } from '@shortener/chassis-nest';
+import { internalApi } from '@shortener/contracts';
 import { AppModule } from './app.module';
 import { loadAnalyticsConfig } from './config';
 import type { VisitSource } from './ingest/visit-source';
@@ -8,20 +9,20 @@ import type { VisitSource } from './ingest/visit-source';
 const noVisits: VisitSource = { start: () => undefined, stop: () => Promise.resolve() };
 
 describe('the analytics service against its internal API contract', () => {
-  it('serves exactly the calls internalApi lists for it, each answering a status listed there', () => {
+  it('has exactly one handler for each call internalApi lists for it, and no other', () => {
     const config = loadAnalyticsConfig({ INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!' });
     expect(
-      internalRoutesAgainstContract(
+      handlersAgainst(
         AppModule.forRoot(config, {
           visits: inProcess(noVisits),
           notifier: inProcess({ stored: () => undefined }),
         }),
-        'analytics',
+        Object.values(internalApi).filter((entry) => entry.service === 'analytics'),
       ),
     ).toEqual({
-      undescribed: [],
       unserved: [],
-      successNotListed: [],
+      servedTwice: [],
+      unlisted: [],
     });
   });
 });

@@ -1,40 +1,12 @@
-import type { Adapter, Logger } from '@shortener/chassis';
-import { startNestService, type RunningService } from '@shortener/chassis-nest';
+import { nestService } from '@shortener/chassis-nest';
+import { connectAdapters } from './adapters';
 import { AppModule } from './app.module';
-import type { AnalyticsConfig } from './config';
-import type { VisitNotifier } from './ingest/visit-notifier';
-import type { VisitSource } from './ingest/visit-source';
+import { loadAnalyticsConfig } from './config';
 
-/**
- * What the analytics service talks to beyond PostgreSQL: where visits come from, and who is
- * told of the visits stored (the gateway's live streams).
- */
-export interface AnalyticsAdapters {
-  visits: Adapter<VisitSource>;
-  notifier: Adapter<VisitNotifier>;
-}
-
-export interface AnalyticsOptions {
-  config: AnalyticsConfig;
-  adapters: AnalyticsAdapters;
-  logger?: Logger;
-  /** Hosted in another process (the embedded mode), which handles signals and exit. */
-  hosted?: boolean;
-}
-
-/** Starts the analytics service: the visitors API, and ingest from its visit source. */
-export function startAnalytics({
-  config,
-  adapters,
-  logger,
-  hosted = false,
-}: AnalyticsOptions): Promise<RunningService> {
-  return startNestService({
-    service: 'analytics',
-    config,
-    logger,
-    adapters: { ...adapters },
-    module: AppModule.forRoot(config, adapters),
-    hosted,
-  });
-}
+/** The analytics service: the visitors API, and ingest from its visit source. */
+export const service = nestService({
+  name: 'analytics',
+  loadConfig: loadAnalyticsConfig,
+  connectAdapters,
+  module: (config, adapters) => AppModule.forRoot(config, adapters),
+});

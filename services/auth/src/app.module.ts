@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
-import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
-import type { ReadinessCheck } from '@shortener/chassis';
+import { DatabaseModule } from '@shortener/chassis-postgres';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import type { AuthConfig } from './config';
 import { authMigrations } from './migrations';
 import { SessionsModule } from './sessions/sessions.module';
@@ -23,16 +22,7 @@ export class AppModule {
         }),
         SessionsModule,
         SignInModule,
-      ],
-      controllers: [OpsController],
-      providers: [
-        {
-          provide: READINESS_CHECKS,
-          inject: [ManagedDataSource],
-          useFactory: (db: ManagedDataSource): ReadinessCheck[] => [
-            { name: 'postgres', check: () => db.check() },
-          ],
-        },
+        ApiKeysModule,
       ],
     };
   }

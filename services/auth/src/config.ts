@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import { ConfigError, env, loadConfig } from '@shortener/chassis';
+import { ConfigError, env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import { databaseConfigShape } from '@shortener/chassis-postgres';
 
 export const authConfigShape = {
-  PORT: env.port(7001),
-  HOST: env.host(),
-  LOG_LEVEL: env.logLevel(),
-  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
-  OPS_PORT: env.opsPort(),
-  OPS_HOST: env.opsHost(),
-  /** Shared with the gateway: signs and checks internal calls. */
-  INTERNAL_API_SECRET: env.secret(),
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
-  DB_MIGRATE: env.bool(true),
+  ...serviceConfigShape(7001),
+  ...databaseConfigShape,
   /** The product's public origin: cookies are Secure when it is https. */
   PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),
   /** Without a client id the service starts, and /login says sign-in is not configured. */

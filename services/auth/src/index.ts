@@ -1,3 +1,3 @@
 // What a host composing the services in one process needs (services/embedded).
-export { startAuth, type AuthOptions } from './service';
-export { loadAuthConfig, type AuthConfig } from './config';
+export { service } from './service';
+export type { AuthConfig } from './config';

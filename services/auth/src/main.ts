@@ -1,9 +1,8 @@
 // The auth service as its own process, configured from the environment.
-import { createLogger, runMain } from '@shortener/chassis';
-import { loadAuthConfig } from './config';
-import { startAuth } from './service';
+import './tracing';
+import { atExit, runService } from '@shortener/chassis';
+import { stopTracing } from '@shortener/telemetry';
+import { service } from './service';
 
-runMain('auth', async () => {
-  const config = loadAuthConfig();
-  await startAuth({ config, logger: createLogger('auth', config.LOG_LEVEL) });
-});
+atExit({ name: 'export the last traces', run: stopTracing });
+runService(service);

@@ -1,30 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import {
-  InProcessLiveVisits,
-  InProcessVisitBus,
-  kafkaVisitSource,
-  loadAnalyticsConfig,
-  redisVisitNotifier,
-  startAnalytics,
-} from '@shortener/analytics';
-import { loadAuthConfig, startAuth } from '@shortener/auth';
-import { createLogger, inProcess, type Adapter, type Logger } from '@shortener/chassis';
-import {
-  connectAdapters as gatewayRedis,
-  loadGatewayConfig,
-  MemoryRateLimiter,
-  startGateway,
-} from '@shortener/gateway';
-import { MemoryLinkCache, redisLinkCache, type LinkCache } from '@shortener/link-cache';
-import { loadLinksConfig, startLinks } from '@shortener/links';
-import {
-  kafkaVisitPublisher,
-  loadRedirectConfig,
-  startRedirect,
-  type VisitPublisher,
-} from '@shortener/redirect';
+import { InProcessLiveVisits, InProcessVisitBus, service as analytics } from '@shortener/analytics';
+import { service as auth } from '@shortener/auth';
+import { inProcess, startService, type RunningService } from '@shortener/chassis';
+import { InProcessKeyRevocations, MemoryRateLimiter, service as gateway } from '@shortener/gateway';
+import { MemoryLinkCache } from '@shortener/link-cache';
+import { service as links } from '@shortener/links';
+import { service as redirect } from '@shortener/redirect';
+import { privateSocket } from './private-socket';
 
 /** Variables as the services read them: the host's environment plus what it decides. */
 type Settings = Readonly<Record<string, string | undefined>>;
@@ -72,12 +56,6 @@ async function databaseReady(name: string, port: number): Promise<void> {
   }
 }
 
-/** What the host needs of a started service. */
-interface Running {
-  port: number;
-  shutdown: (reason: string) => Promise<void>;
-}
-
 /** A service as services/services.json lists it (the fields the host reads). */
 interface ListedService {
   name: string;
@@ -97,7 +75,9 @@ function serviceList(): ListedService[] {
  * from the environment) and its adapters, in-process ones unless the operator named a real
  * server. One link cache is shared by links and the redirect, one visit bus by the redirect
  * and analytics. The internal services listen on loopback ports of their own; the public one
- * (the gateway) on the public port.
+ * (the gateway) on the public port. The gateway is the edge: it reaches the redirect service
+ * on a Unix socket in a folder only this user can enter, the one place where a visitor's
+ * address is believed as named (on the redirect's port no one's is).
  */
 export async function startServices(
   stops: Stops,
@@ -116,65 +96,71 @@ export async function startServices(
     OPS_PORT: undefined,
   });
 
+  // Removed after the redirect service has stopped (stops run in reverse).
+  const redirectSocket = privateSocket('redirect');
+  stops.push({
+    name: 'the redirect socket folder',
+    stop: () => Promise.resolve(redirectSocket.remove()),
+  });
+
   const redisUrl = environment['REDIS_URL'];
   const kafka = Boolean(environment['KAFKA_BROKERS']);
   const linkCache = redisUrl ? undefined : new MemoryLinkCache();
   const bus = kafka ? undefined : new InProcessVisitBus();
   const liveVisits = redisUrl ? undefined : new InProcessLiveVisits();
-  const cacheFor = (log: Logger, url: string): Adapter<LinkCache> =>
-    linkCache ? inProcess(linkCache) : redisLinkCache(url, log);
 
-  let gateway: { port: number; server: Server } | undefined;
-  const starters: Record<string, () => Promise<Running>> = {
-    analytics: () => {
-      const config = loadAnalyticsConfig(internal());
-      const log = createLogger('analytics', config.LOG_LEVEL);
-      const visits = bus
-        ? inProcess(bus, [bus.readiness('visit bus')])
-        : kafkaVisitSource(config, log);
-      const notifier = liveVisits
-        ? inProcess(liveVisits)
-        : redisVisitNotifier(config.REDIS_URL, log);
-      return startAnalytics({ config, logger: log, adapters: { visits, notifier }, hosted: true });
-    },
-    links: () => {
-      const config = loadLinksConfig(internal());
-      const log = createLogger('links', config.LOG_LEVEL);
-      const adapters = { linkCache: cacheFor(log, config.REDIS_URL) };
-      return startLinks({ config, logger: log, adapters, hosted: true });
-    },
-    auth: () => {
-      const config = loadAuthConfig(internal());
-      return startAuth({ config, logger: createLogger('auth', config.LOG_LEVEL), hosted: true });
-    },
-    redirect: () => {
-      const config = loadRedirectConfig(internal());
-      const log = createLogger('redirect', config.LOG_LEVEL);
-      const visits: Adapter<VisitPublisher> = bus
-        ? inProcess(bus, [bus.readiness('visit consumer')])
-        : kafkaVisitPublisher(config, log);
-      const adapters = { linkCache: cacheFor(log, config.REDIS_URL), visits };
-      return startRedirect({ config, logger: log, adapters, hosted: true });
-    },
-    gateway: async () => {
-      const config = loadGatewayConfig({
-        ...environment,
-        ...composition.shared,
-        ...urls,
-        PORT: String(composition.publicPort),
-        HOST: composition.publicHost,
-        OPS_PORT: composition.opsPort,
-      });
-      const log = createLogger('gateway', config.LOG_LEVEL);
-      const adapters = liveVisits
-        ? { rateLimits: inProcess(new MemoryRateLimiter()), liveVisits: inProcess(liveVisits) }
-        : gatewayRedis(config, log);
-      const running = await startGateway({ config, logger: log, adapters, hosted: true });
-      gateway = { port: running.port, server: running.app.getHttpServer() as Server };
-      return running;
-    },
+  // Each service starts as its main.ts starts it (startService: its config loader, its
+  // connectAdapters), with the settings above and the in-process adapters given here: an
+  // adapter not given is the real one its main.ts connects.
+  const hosted = true;
+  const starters: Record<string, () => Promise<RunningService>> = {
+    analytics: () =>
+      startService(analytics, {
+        source: internal(),
+        hosted,
+        given: {
+          visits: bus && inProcess(bus, [bus.readiness('visit bus')]),
+          notifier: liveVisits && inProcess(liveVisits),
+        },
+      }),
+    links: () =>
+      startService(links, {
+        source: internal(),
+        hosted,
+        given: { linkCache: linkCache && inProcess(linkCache) },
+      }),
+    auth: () => startService(auth, { source: internal(), hosted }),
+    redirect: () =>
+      startService(redirect, {
+        source: { ...internal(), UNIX_SOCKET: redirectSocket.path, TRUSTED_PROXIES: '' },
+        hosted,
+        given: {
+          linkCache: linkCache && inProcess(linkCache),
+          visits: bus && inProcess(bus, [bus.readiness('visit consumer')]),
+        },
+      }),
+    gateway: () =>
+      startService(gateway, {
+        source: {
+          ...environment,
+          ...composition.shared,
+          ...urls,
+          PORT: String(composition.publicPort),
+          HOST: composition.publicHost,
+          OPS_PORT: composition.opsPort,
+          REDIRECT_SOCKET: redirectSocket.path,
+          UNIX_SOCKET: undefined,
+        },
+        hosted,
+        given: {
+          rateLimits: liveVisits && inProcess(new MemoryRateLimiter()),
+          liveVisits: liveVisits && inProcess(liveVisits),
+          keyRevocations: liveVisits && inProcess(new InProcessKeyRevocations()),
+        },
+      }),
   };
 
+  let publicService: RunningService | undefined;
   for (const service of serviceList()) {
     const start = starters[service.name];
     if (!start) throw new StartupProblem(`the embedded mode cannot start ${service.name} yet`);
@@ -182,8 +168,9 @@ export async function startServices(
     stops.push({ name: service.name, stop: (reason) => running.shutdown(reason) });
     if (service.urlVariable) urls[service.urlVariable] = `http://127.0.0.1:${running.port}`;
     // The public service comes last and waits for nothing: the others are ready by now.
-    if (!service.public) await databaseReady(service.name, running.port);
+    if (service.public) publicService = running;
+    else await databaseReady(service.name, running.port);
   }
-  if (!gateway) throw new StartupProblem('the service list names no gateway');
-  return gateway;
+  if (!publicService) throw new StartupProblem('the service list names no gateway');
+  return { port: publicService.port, server: publicService.server };
 }

@@ -1,19 +1,19 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { startPostgresGate } from './postgres-gate';
+import { privateSocket } from './private-socket';
 
 export class EmbeddedDatabaseError extends Error {}
 
@@ -29,6 +29,31 @@ const PASSWORD_FILE = 'postgres-password';
 const WELL_FORMED = /^[A-Za-z0-9_-]{32,}$/;
 
 const windows = process.platform === 'win32';
+
+/**
+ * PGlite's start parameters: its own, and a smaller buffer cache. PGlite's initdb sets
+ * shared_buffers to 128 MB, and in WebAssembly that memory is allocated and zeroed at start
+ * (it stays resident for as long as the process runs, used or not); the embedded mode's
+ * data is small and PGlite reads its files through the operating system's page cache
+ * anyway. Passed at start, not written to the folder's postgresql.conf: a folder of an
+ * earlier version opens as it was, and one taken to a real server keeps its settings.
+ */
+export const BUFFER_CACHE = '16MB';
+export const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${BUFFER_CACHE}`];
+
+/**
+ * Creates the database of an empty folder in a process of its own (create-database.ts says
+ * why); resolves once it is on disk, rejects with what went wrong.
+ */
+function createDatabase(folder: string): Promise<void> {
+  const script = path.join(__dirname, 'create-database.js');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, folder], (error, _stdout, stderr) => {
+      if (error) reject(new Error(stderr.trim() || error.message));
+      else resolve();
+    });
+  });
+}
 
 /**
  * Folders 0700 and files without group or world access, under `root` and `root` itself.
@@ -65,20 +90,6 @@ function passwordOf(dataDir: string): string {
   return password;
 }
 
-/** Where PGlite's own socket server listens: a path only this user can reach. */
-function innerSocket(): { path: string; remove: () => void } {
-  if (windows) {
-    const pipe = `\\\\.\\pipe\\shortener-db-${randomBytes(16).toString('hex')}`;
-    return { path: pipe, remove: () => undefined };
-  }
-  // A short path: Unix socket paths are limited to about 100 bytes. mkdtemp makes it 0700.
-  const folder = mkdtempSync(path.join(tmpdir(), 'shortener-db-'));
-  return {
-    path: path.join(folder, 'socket'),
-    remove: () => rmSync(folder, { recursive: true, force: true }),
-  };
-}
-
 /**
  * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served through
  * its socket server so the services reach it with the same pg and TypeORM code as a real
@@ -94,7 +105,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const password = passwordOf(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(folder);
+    // PG_VERSION is what PGlite looks for too: without it, it would run initdb here.
+    if (!existsSync(path.join(folder, 'PG_VERSION'))) await createDatabase(folder);
+    db = await PGlite.create(folder, { startParams: START_PARAMS });
   } catch (error) {
     throw new EmbeddedDatabaseError(
       `the embedded database in ${folder} cannot be opened (${(error as Error).message}). ` +
@@ -103,7 +116,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     );
   }
   makePrivate(folder);
-  const socket = innerSocket();
+  // PGlite's own socket server listens where only this user can reach it.
+  const socket = privateSocket('db');
   const maxConnections = 32;
   const server = new PGLiteSocketServer({ db, path: socket.path, maxConnections });
   await server.start();

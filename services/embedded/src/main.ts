@@ -1,7 +1,9 @@
+import './tracing';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '@shortener/chassis';
+import { stopTracing } from '@shortener/telemetry';
 import { ComposeProblem, startServices } from './compose';
 import {
   EmbeddedDatabaseError,
@@ -75,7 +77,8 @@ async function main(): Promise<void> {
   });
   await checkServers(env);
 
-  const stops: Stop[] = [];
+  // Stopped last (in reverse): the spans of every other stop are exported.
+  const stops: Stop[] = [{ name: 'traces', stop: () => stopTracing() }];
   let shuttingDown = false;
   const shutdown = async (reason: string): Promise<void> => {
     if (shuttingDown) return;
@@ -106,8 +109,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn',
       PUBLIC_ORIGIN: env['PUBLIC_ORIGIN'] ?? `http://localhost:${publicPort}`,
       LOCAL_SIGN_IN: String(signIn.kind === 'local'),
-      // The gateway forwards /r/ to the redirect service from loopback.
-      TRUSTED_PROXIES: env['TRUSTED_PROXIES'] ?? '127.0.0.1,::1',
+      // The gateway is the edge: it believes X-Forwarded-For only from proxies its operator
+      // names (TRUSTED_PROXIES in the environment), none by default.
     },
     publicPort,
     publicHost: firstHost,

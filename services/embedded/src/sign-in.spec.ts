@@ -1,4 +1,10 @@
-import { chooseSignIn, isLoopbackAddress, isProduction, SignInRefused } from './sign-in';
+import {
+  chooseSignIn,
+  chooseStackSignIn,
+  isLoopbackAddress,
+  isProduction,
+  SignInRefused,
+} from './sign-in';
 
 const laptop = {
   googleConfigured: false,
@@ -92,5 +98,51 @@ describe('who may sign in to the embedded mode', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('who may sign in to npm run stack', () => {
+  const stack = { ...laptop, loopbackOnly: false, host: '0.0.0.0' };
+
+  it('is Google only: nobody without it, even on loopback', () => {
+    for (const settings of [stack, { ...stack, loopbackOnly: true, host: '127.0.0.1' }]) {
+      expect(chooseStackSignIn(settings)).toEqual({
+        kind: 'none',
+        why: 'none, because Google sign-in is not configured (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)',
+      });
+    }
+    expect(chooseStackSignIn({ ...stack, googleConfigured: true }).kind).toBe('google');
+  });
+
+  it.each(['true', 'YES', '1'])(
+    'refuses LOCAL_SIGN_IN=%s beyond loopback, saying how to have it',
+    (value) => {
+      expect(() => chooseStackSignIn({ ...stack, LOCAL_SIGN_IN: value })).toThrow(
+        new SignInRefused(
+          'LOCAL_SIGN_IN=true is refused: the stack listens on 0.0.0.0, beyond this machine, ' +
+            'where anyone who reaches it could sign in as anyone with no password. Set ' +
+            'HOST=127.0.0.1 to try the local sign-in, or configure Google sign-in ' +
+            '(GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)',
+        ),
+      );
+    },
+  );
+
+  it('offers the local sign-in when asked for on loopback only; Google wins when configured', () => {
+    const onLoopback = { ...stack, loopbackOnly: true, host: 'localhost', LOCAL_SIGN_IN: 'true' };
+    expect(chooseStackSignIn(onLoopback)).toEqual({
+      kind: 'local',
+      why: 'local (no password), because LOCAL_SIGN_IN=true and the stack listens on loopback only',
+    });
+    expect(chooseStackSignIn({ ...stack, LOCAL_SIGN_IN: 'true', googleConfigured: true })).toEqual({
+      kind: 'google',
+      why: 'Google (LOCAL_SIGN_IN is ignored while Google is configured)',
+    });
+  });
+
+  it('refuses LOCAL_SIGN_IN=true under NODE_ENV production, and a value that is not a boolean', () => {
+    const onLoopback = { ...stack, loopbackOnly: true, LOCAL_SIGN_IN: 'true', NODE_ENV: 'prod' };
+    expect(() => chooseStackSignIn(onLoopback)).toThrow(/refused when NODE_ENV=prod/);
+    expect(() => chooseStackSignIn({ ...stack, LOCAL_SIGN_IN: 'maybe' })).toThrow(SignInRefused);
   });
 });

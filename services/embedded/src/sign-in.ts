@@ -49,7 +49,8 @@ function localSignInAsked(value: string | undefined): boolean | undefined {
   return parsed.data;
 }
 
-export function chooseSignIn(settings: SignInSettings): SignIn {
+/** LOCAL_SIGN_IN as asked, refused outright under NODE_ENV production. */
+function localSignInAllowed(settings: SignInSettings): boolean | undefined {
   const asked = localSignInAsked(settings.LOCAL_SIGN_IN);
   const nodeEnv = settings.NODE_ENV?.trim();
   if (asked === true && isProduction(nodeEnv)) {
@@ -59,18 +60,55 @@ export function chooseSignIn(settings: SignInSettings): SignIn {
         'and unset LOCAL_SIGN_IN',
     );
   }
+  return asked;
+}
+
+function googleSignIn(asked: boolean | undefined): SignIn {
+  return {
+    kind: 'google',
+    why: asked ? 'Google (LOCAL_SIGN_IN is ignored while Google is configured)' : 'Google',
+  };
+}
+
+/**
+ * Who may sign in to `npm run stack` (scripts/stack.mjs), the distributed mode tried on one
+ * machine: Google, or nobody; the local sign-in only when asked for, and only while the
+ * stack's public port is on loopback alone. Asked for on any other address it is refused
+ * (not warned about, as `npm start` does): that port is the one other machines reach.
+ */
+export function chooseStackSignIn(settings: SignInSettings): SignIn {
+  const asked = localSignInAllowed(settings);
+  if (settings.googleConfigured) return googleSignIn(asked);
+  if (asked !== true) {
+    return {
+      kind: 'none',
+      why: 'none, because Google sign-in is not configured (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)',
+    };
+  }
+  if (!settings.loopbackOnly) {
+    throw new SignInRefused(
+      `LOCAL_SIGN_IN=true is refused: the stack listens on ${settings.host ?? '0.0.0.0'}, beyond ` +
+        'this machine, where anyone who reaches it could sign in as anyone with no password. ' +
+        'Set HOST=127.0.0.1 to try the local sign-in, or configure Google sign-in ' +
+        '(GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)',
+    );
+  }
+  return {
+    kind: 'local',
+    why: 'local (no password), because LOCAL_SIGN_IN=true and the stack listens on loopback only',
+  };
+}
+
+export function chooseSignIn(settings: SignInSettings): SignIn {
+  const asked = localSignInAllowed(settings);
+  const nodeEnv = settings.NODE_ENV?.trim();
   if (isProduction(nodeEnv) && !settings.googleConfigured) {
     throw new SignInRefused(
       `NODE_ENV=${nodeEnv} needs Google sign-in: set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET ` +
         '(the local sign-in is only for trying the product)',
     );
   }
-  if (settings.googleConfigured) {
-    return {
-      kind: 'google',
-      why: asked ? 'Google (LOCAL_SIGN_IN is ignored while Google is configured)' : 'Google',
-    };
-  }
+  if (settings.googleConfigured) return googleSignIn(asked);
   if (asked === true) {
     return {
       kind: 'local',

@@ -1,25 +1,44 @@
-import type { Logger } from '@shortener/chassis';
+import { adapterConnector, type Adapter } from '@shortener/chassis';
 import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
+import { redisKeyRevocations, type KeyRevocations } from './api-keys/key-revocations';
 import type { GatewayConfig } from './config';
 import { FallbackRateLimiter } from './rate-limit/fallback-rate-limiter';
 import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter';
+import type { RateLimiter } from './rate-limit/rate-limiter';
 import { RedisRateLimiter } from './rate-limit/redis-rate-limiter';
-import type { GatewayAdapters } from './service';
-import { redisLiveVisits } from './stats/live-visits';
+import { redisLiveVisits, type LiveVisitFeed } from './stats/live-visits';
 
 /**
- * The distributed mode's adapters, from the configuration: rate limits counted in Redis,
- * shared by every replica, and in this process while Redis is away; the stored visits'
- * notices from Redis pub/sub.
+ * What the gateway talks to beyond the services: where rate limits are counted, and the feed
+ * of stored visits its live streams send on.
  */
-export function connectAdapters(config: GatewayConfig, logger: Logger): GatewayAdapters {
-  const redis = createRedis(config.REDIS_URL, logger);
-  return {
-    rateLimits: {
-      value: new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), logger),
-      checks: [redisReadiness(redis)],
-      close: () => closeRedis(redis),
-    },
-    liveVisits: redisLiveVisits(config.REDIS_URL, logger),
-  };
+export interface GatewayAdapters {
+  rateLimits: Adapter<RateLimiter>;
+  liveVisits: Adapter<LiveVisitFeed>;
+  /** Revoked API keys, announced to every instance. */
+  keyRevocations: Adapter<KeyRevocations>;
 }
+
+/**
+ * The distributed mode's adapters (but those given), from the configuration: rate limits
+ * counted in Redis, shared by every replica, and in this process while Redis is away; the
+ * stored visits' notices from Redis pub/sub.
+ */
+export const connectAdapters = adapterConnector<GatewayConfig, GatewayAdapters>(
+  (config, logger) => ({
+    rateLimits: () => {
+      const redis = createRedis(config.REDIS_URL, logger);
+      return {
+        value: new FallbackRateLimiter(
+          new RedisRateLimiter(redis),
+          new MemoryRateLimiter(),
+          logger,
+        ),
+        checks: [redisReadiness(redis)],
+        close: () => closeRedis(redis),
+      };
+    },
+    liveVisits: () => redisLiveVisits(config.REDIS_URL, logger),
+    keyRevocations: () => redisKeyRevocations(config.REDIS_URL, logger),
+  }),
+);

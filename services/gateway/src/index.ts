@@ -1,5 +1,6 @@
 // What a host composing the services in one process needs (services/embedded).
-export { startGateway, type GatewayAdapters, type GatewayOptions } from './service';
-export { loadGatewayConfig, type GatewayConfig } from './config';
-export { connectAdapters } from './adapters';
+export { service } from './service';
+export type { GatewayAdapters } from './adapters';
+export type { GatewayConfig } from './config';
 export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter';
+export { InProcessKeyRevocations } from './api-keys/key-revocations';

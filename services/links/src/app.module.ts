@@ -1,11 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ReadinessCheck } from '@shortener/chassis';
-import { DatabaseModule, ManagedDataSource } from '@shortener/chassis-postgres';
-import { OpsController, READINESS_CHECKS } from '@shortener/chassis-nest';
+import { DatabaseModule } from '@shortener/chassis-postgres';
+import type { LinksAdapters } from './adapters';
 import type { LinksConfig } from './config';
 import { LinksModule } from './links/links.module';
 import { linksMigrations } from './migrations';
-import type { LinksAdapters } from './service';
 
 @Module({})
 export class AppModule {
@@ -13,6 +11,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // PostgreSQL holds the links: without it nothing can be served. The link cache is
+        // only a cache: writes go on without it, and the redirect asks this service.
         DatabaseModule.forRoot({
           url: config.DATABASE_URL,
           schema: 'links',
@@ -22,17 +22,6 @@ export class AppModule {
           migrate: config.DB_MIGRATE,
         }),
         LinksModule.forRoot(adapters.linkCache.value),
-      ],
-      controllers: [OpsController],
-      providers: [
-        {
-          provide: READINESS_CHECKS,
-          inject: [ManagedDataSource],
-          useFactory: (db: ManagedDataSource): ReadinessCheck[] => [
-            { name: 'postgres', check: () => db.check() },
-            ...adapters.linkCache.checks,
-          ],
-        },
       ],
     };
   }

@@ -1,18 +1,12 @@
-import { env, loadConfig } from '@shortener/chassis';
+import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import { databaseConfigShape } from '@shortener/chassis-postgres';
+import { DELETE_UNDO_WINDOW_DEFAULT_MS, DELETE_UNDO_WINDOW_MIN_MS } from '@shortener/contracts';
 
 export const linksConfigShape = {
-  PORT: env.port(7002),
-  HOST: env.host(),
-  LOG_LEVEL: env.logLevel(),
-  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
-  OPS_PORT: env.opsPort(),
-  OPS_HOST: env.opsHost(),
-  /** Shared with the gateway: signs and checks internal calls. */
-  INTERNAL_API_SECRET: env.secret(),
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/shortener'),
-  DB_MIGRATE: env.bool(true),
+  ...serviceConfigShape(7002),
+  ...databaseConfigShape,
   /** The link cache redirects read (the embedded mode keeps it in its process instead). */
-  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  REDIS_URL: env.redisUrl(),
   ANALYTICS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7003'),
   /** The product's public origin; links to it cannot be shortened (no loops). */
   PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),
@@ -23,6 +17,11 @@ export const linksConfigShape = {
   PURGE_INTERVAL_MS: env.int(600_000, 1000),
   /** How often removed links are retried with analytics (their visits) and Redis. */
   REMOVALS_INTERVAL_MS: env.int(10_000, 100),
+  /**
+   * How long a deleted link can be restored (POST /api/links/{urlID}/restore) before it and its
+   * visits are purged; never less than the web app's Undo offer and a second for the trip.
+   */
+  DELETE_UNDO_WINDOW_MS: env.int(DELETE_UNDO_WINDOW_DEFAULT_MS, DELETE_UNDO_WINDOW_MIN_MS),
 };
 
 export type LinksConfig = ReturnType<typeof loadLinksConfig>;

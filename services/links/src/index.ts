@@ -1,4 +1,4 @@
 // What a host composing the services in one process needs (services/embedded).
-export { startLinks, type LinksAdapters, type LinksOptions } from './service';
-export { loadLinksConfig, type LinksConfig } from './config';
-export { connectAdapters } from './adapters';
+export { service } from './service';
+export type { LinksAdapters } from './adapters';
+export type { LinksConfig } from './config';

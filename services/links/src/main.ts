@@ -1,12 +1,9 @@
 // The links service as its own process: configuration from the environment, the link cache
 // in Redis. (The embedded host starts it with an in-process cache instead: see index.ts.)
-import { createLogger, runMain } from '@shortener/chassis';
-import { connectAdapters } from './adapters';
-import { loadLinksConfig } from './config';
-import { startLinks } from './service';
+import './tracing';
+import { atExit, runService } from '@shortener/chassis';
+import { stopTracing } from '@shortener/telemetry';
+import { service } from './service';
 
-runMain('links', async () => {
-  const config = loadLinksConfig();
-  const logger = createLogger('links', config.LOG_LEVEL);
-  await startLinks({ config, logger, adapters: connectAdapters(config, logger) });
-});
+atExit({ name: 'export the last traces', run: stopTracing });
+runService(service);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { periodic, retryForever, type Adapter } from '@shortener/chassis';
+import { adapterConnector, periodic, retryForever, type Adapter } from '@shortener/chassis';
 import { VISITS_TOPIC } from '@shortener/contracts';
 import { createKafka, createProducer } from '@shortener/chassis-kafka';
 import { redisLinkCache, type LinkCache } from '@shortener/link-cache';
@@ -16,10 +16,15 @@ export interface RedirectAdapters {
 /** How often the publisher looks again at how many partitions the visits topic has. */
 const PARTITIONS_RECOUNT_MS = 60_000;
 
-/** A stored link to anything but an http(s) URL: someone wrote to the cache who should not. */
+/** A forged entry, or a link to anything but an http(s) URL: someone wrote to the cache who should not. */
 export function refusedLink(logger: Logger) {
   return (code: string, reason: string) =>
     logger.warn({ code, reason }, 'stored link refused: answered as not found');
+}
+
+/** The redirect's link cache in Redis: every refused entry logged (refusedLink). */
+export function redirectLinkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
+  return redisLinkCache(config, logger, refusedLink(logger));
 }
 
 /**
@@ -91,10 +96,10 @@ export function kafkaVisitPublisher(
   };
 }
 
-/** The distributed mode's adapters, from the configuration: Redis and Kafka. */
-export function connectAdapters(config: RedirectConfig, logger: Logger): RedirectAdapters {
-  return {
-    linkCache: redisLinkCache(config.REDIS_URL, logger, { onRefused: refusedLink(logger) }),
-    visits: kafkaVisitPublisher(config, logger),
-  };
-}
+/** The distributed mode's adapters (but those given), from the configuration: Redis and Kafka. */
+export const connectAdapters = adapterConnector<RedirectConfig, RedirectAdapters>(
+  (config, logger) => ({
+    linkCache: () => redirectLinkCache(config, logger),
+    visits: () => kafkaVisitPublisher(config, logger),
+  }),
+);

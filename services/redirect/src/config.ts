@@ -1,39 +1,38 @@
-import { env, loadConfig } from '@shortener/chassis';
-import { checkKafkaSecurity, kafkaEnv } from '@shortener/chassis-kafka';
+import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 
 export const redirectConfigShape = {
-  PORT: env.port(7004),
-  HOST: env.host(),
-  LOG_LEVEL: env.logLevel(),
-  /** Set: /readyz and /metrics only on this port (on OPS_HOST, else HOST), none on PORT. */
-  OPS_PORT: env.opsPort(),
-  OPS_HOST: env.opsHost(),
+  ...serviceConfigShape(7004),
   /**
    * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (`npm run
-   * stack` puts nginx's /r/ there: no TCP between the two spares 4-6 us of CPU a redirect).
-   * Whoever connects to it is taken for that edge, its X-Forwarded-For believed: the socket
-   * is opened to every local user (nginx's workers may run as another one), so its folder
-   * decides who reaches it.
+   * stack` puts nginx's /r/ and the gateway's there, the embedded mode its gateway's: no TCP
+   * between the two spares 4-6 us of CPU a redirect). Whoever connects to it is taken for
+   * that edge, its X-Forwarded-For believed: the socket is this user's alone (0600), so the
+   * edge must run as the same user (`npm run stack` has nginx's workers do so).
    */
   UNIX_SOCKET: env.socketPath(),
-  /** Shared with the other services: signs the resolve calls to the links service. */
-  INTERNAL_API_SECRET: env.secret(),
   /** The link cache (the embedded mode passes its in-process one instead). */
-  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  REDIS_URL: env.redisUrl(),
   /** Where visits are published (the embedded mode hands them over in its process instead). */
-  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
-  /** Kafka authentication (SASL/SCRAM in Compose and Kubernetes): see @shortener/chassis-kafka. */
-  KAFKA_SASL_MECHANISM: kafkaEnv.saslMechanism(),
-  KAFKA_USERNAME: kafkaEnv.username(),
-  KAFKA_PASSWORD: kafkaEnv.password(),
-  KAFKA_SSL: kafkaEnv.ssl(),
+  ...kafkaConfigShape,
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
-  /** Proxies whose X-Forwarded-For is believed, as the gateway reads them (compileTrustedProxies). */
+  /**
+   * Proxies whose X-Forwarded-For is believed on PORT, as the gateway reads them
+   * (compileTrustedProxies). Empty where the edge comes by UNIX_SOCKET (`npm run stack`, the
+   * embedded mode): on the port nobody may then name a visitor's address.
+   */
   TRUSTED_PROXIES: env.list(''),
   /** How long this instance answers a code from memory (deletes also arrive by broadcast). */
   LOCAL_CACHE_TTL_MS: env.int(1000, 0, 60_000),
   /** How long an unknown code is remembered as unknown. */
   NEGATIVE_CACHE_TTL_MS: env.int(1000, 0, 60_000),
+  /**
+   * After the link cache comes back from an outage, links are looked up in the links service
+   * for this long instead: Redis may still hold a link deleted while it was away, until the
+   * links service's removal outbox (REMOVALS_INTERVAL_MS, 10 s) replaces it with its gone
+   * marker. Keep it above that interval plus a reconnect (2 s).
+   */
+  REDIS_RECONNECT_GRACE_MS: env.int(15_000, 0, 600_000),
   LOCAL_CACHE_MAX_ENTRIES: env.int(100_000, 100),
   /**
    * Unknown codes a client (an IPv4 address, an IPv6 /64) may look up per minute, and at
@@ -53,6 +52,25 @@ export const redirectConfigShape = {
    */
   VISIT_BATCH_MAX: env.int(1000, 1, 50_000),
   VISIT_FLUSH_INTERVAL_MS: env.int(50, 1, 10_000),
+  /**
+   * How long a stopping instance goes on publishing its queued visits (Kafka away: retrying)
+   * before it gives up, logging and counting exactly how many it could not publish. Below
+   * the 25 s the whole shutdown may take, and the pod's grace period.
+   */
+  VISIT_DRAIN_TIMEOUT_MS: env.int(15_000, 100, 20_000),
+  /**
+   * Set: each visit is written to a spool file in this folder before its 302 leaves, and
+   * what Kafka has not acknowledged when the process dies (SIGKILL, OOM) is published by the
+   * next process on the folder (visit-spool.ts). Each instance needs its own folder, on a
+   * volume that outlives the container (Kubernetes: an emptyDir). Unset: visits wait in
+   * memory only, and a crash loses those not yet published.
+   */
+  VISIT_SPOOL_DIR: env.folder(),
+  /** The spool's size on disk at most; past it its oldest segments are deleted. */
+  VISIT_SPOOL_MAX_BYTES: env.int(256 * 1024 * 1024, 1024 * 1024),
+  /** Slow requests: see env.headersTimeoutMs. */
+  HEADERS_TIMEOUT_MS: env.headersTimeoutMs(),
+  REQUEST_TIMEOUT_MS: env.requestTimeoutMs(),
 };
 
 export type RedirectConfig = ReturnType<typeof loadRedirectConfig>;

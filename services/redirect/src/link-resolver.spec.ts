@@ -22,6 +22,7 @@ class MemoryCache implements LinkCache {
     return Promise.resolve();
   }
   refill = this.set;
+  replace = this.set;
   delete(code: string): Promise<void> {
     this.entries.set(code, GONE);
     return Promise.resolve();
@@ -60,6 +61,22 @@ const locationOf = (resolution: Resolution): string | undefined =>
 const future = Date.now() + 60_000;
 
 describe('LinkResolver', () => {
+  it('passes the cache over for the grace after missed invalidations: it may hold a link deleted meanwhile', async () => {
+    const cache = new MemoryCache();
+    // What Redis kept through its outage, for a link the links service deleted meanwhile.
+    cache.entries.set('abcdefg', { url: 'https://example.com/deleted', expiresAt: future });
+    const links = linksAnswering(404, { message: 'Not found' });
+    const resolver = new LinkResolver(cache, links, { ...options, reconnectGraceMs: 15_000 });
+    resolver.forget(null, Date.now());
+    expect(await resolver.resolve('abcdefg')).toBeNull();
+    expect(cache.gets).toBe(0);
+    expect(links.calls).toBe(1);
+    // Once the grace is over (the links service has settled its removals), the cache again.
+    resolver.forget(null, Date.now() - 15_001);
+    expect(locationOf(await resolver.resolve('abcdefg'))).toBe('https://example.com/deleted');
+    expect(cache.gets).toBe(1);
+  });
+
   it('answers from memory after the first lookup, serialising the Location once', async () => {
     const cache = new MemoryCache();
     cache.entries.set('abcdefg', { url: 'https://例え.jp/パス', expiresAt: future });
@@ -213,8 +230,8 @@ describe('LinkResolver', () => {
     expect(await resolver.resolve('cached1')).toBeNull();
     expect(await resolver.resolve('fromdb1')).toBeNull();
     expect(refused).toEqual([
-      'cached1: scheme javascript: is not http or https',
-      'fromdb1: scheme data: is not http or https',
+      'cached1: Only http and https URLs can be shortened.',
+      'fromdb1: Only http and https URLs can be shortened.',
     ]);
     expect(resolver.peek('cached1', Date.now())).toBeNull();
   });

@@ -47,6 +47,12 @@ export interface ResolverOptions {
   ttlMs: number;
   negativeTtlMs: number;
   maxEntries: number;
+  /**
+   * After invalidations may have been missed (the cache's broadcast reconnected after an
+   * outage), how long the cache is passed over for the links service: what it holds may be
+   * a link deleted while it was away (see REDIS_RECONNECT_GRACE_MS).
+   */
+  reconnectGraceMs?: number;
   /** Told of a stored URL no redirect may send a browser to (it is answered as not found). */
   onRefused?: (code: string, reason: string) => void;
 }
@@ -69,6 +75,8 @@ export class LinkResolver {
   private readonly pending = new Map<string, Promise<Resolution>>();
   /** Invalidations so far: an answer looked up across one is given but not remembered. */
   private invalidations = 0;
+  /** Until when lookups skip the cache (see ResolverOptions.reconnectGraceMs). */
+  private cacheDistrustedUntil = 0;
 
   constructor(
     private readonly cache: LinkCache,
@@ -107,11 +115,18 @@ export class LinkResolver {
     return this.lookUpShared(code, allowance, Date.now());
   }
 
-  /** Drops one code, or everything when invalidations may have been missed. */
-  forget(code: string | null): void {
+  /**
+   * Drops one code, or everything when invalidations may have been missed; then the cache
+   * itself is passed over for a while too, as it may have missed deletions as well.
+   */
+  forget(code: string | null, now = Date.now()): void {
     this.invalidations++;
-    if (code === null) this.local.clear();
-    else this.local.delete(code);
+    if (code !== null) {
+      this.local.delete(code);
+      return;
+    }
+    this.local.clear();
+    this.cacheDistrustedUntil = now + (this.options.reconnectGraceMs ?? 0);
   }
 
   get size(): number {
@@ -139,7 +154,7 @@ export class LinkResolver {
     const invalidations = this.invalidations;
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
-      entry = await this.cache.get(code);
+      if (now >= this.cacheDistrustedUntil) entry = await this.cache.get(code);
     } catch {
       // Redis is away: the links service is the system of record and answers instead.
     }

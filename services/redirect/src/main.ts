@@ -1,12 +1,9 @@
 // The redirect service as its own process: configuration from the environment, links from
 // Redis, visits to Kafka. (The embedded host starts it with in-process adapters: see index.ts.)
-import { createLogger, runMain } from '@shortener/chassis';
-import { connectAdapters } from './adapters';
-import { loadRedirectConfig } from './config';
-import { startRedirect } from './server';
+import './tracing';
+import { atExit, runService } from '@shortener/chassis';
+import { stopTracing } from '@shortener/telemetry';
+import { service } from './service';
 
-runMain('redirect', async () => {
-  const config = loadRedirectConfig();
-  const logger = createLogger('redirect', config.LOG_LEVEL);
-  await startRedirect({ config, logger, adapters: connectAdapters(config, logger) });
-});
+atExit({ name: 'export the last traces', run: stopTracing });
+runService(service);

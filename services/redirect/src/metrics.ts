@@ -5,9 +5,31 @@ export type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_
 /** What an operator watches of the redirect service, on its registry. */
 export function redirectMetrics(
   registry: Registry,
-  sizes: { queueDepth: () => number; localCacheEntries: () => number },
+  sizes: {
+    queueDepth: () => number;
+    localCacheEntries: () => number;
+    /** Undefined without a spool: no spool series then. */
+    spoolBytes?: () => number;
+    spoolLimitBytes?: number;
+  },
 ) {
   const registers = [registry];
+  const { spoolBytes, spoolLimitBytes } = sizes;
+  if (spoolBytes !== undefined && spoolLimitBytes !== undefined) {
+    new Gauge({
+      name: 'visit_spool_bytes',
+      help: 'Bytes of visits in the spool (VISIT_SPOOL_DIR): written, not all acknowledged by Kafka',
+      registers,
+      collect() {
+        this.set(spoolBytes());
+      },
+    });
+    new Gauge({
+      name: 'visit_spool_limit_bytes',
+      help: 'VISIT_SPOOL_MAX_BYTES: past it the oldest segments are deleted',
+      registers,
+    }).set(spoolLimitBytes);
+  }
   new Gauge({
     name: 'visit_queue_depth',
     help: 'Visit events waiting to be published',
@@ -37,19 +59,34 @@ export function redirectMetrics(
     unavailable: outcomes.labels('unavailable'),
     too_many_misses: outcomes.labels('too_many_misses'),
   };
+  const dropped = new Counter({
+    name: 'visit_events_dropped_total',
+    help: 'Visit events lost: the queue was full (queue_full), or not acknowledged by Kafka when a stopping instance gave up draining (shutdown)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   return {
     outcome: (outcome: RedirectOutcome) => byOutcome[outcome].inc(),
+    spool: {
+      evicted: new Counter({
+        name: 'visit_spool_evicted_total',
+        help: 'Visits whose spool segment was deleted at the size limit before Kafka had them (still queued in memory; a crash would lose them)',
+        registers,
+      }),
+      errors: new Counter({
+        name: 'visit_spool_write_errors_total',
+        help: 'Spool writes that failed (a full or failing disk): those visits wait in memory only',
+        registers,
+      }),
+    },
     queue: {
       published: new Counter({
         name: 'visit_events_published_total',
         help: 'Visit events published',
         registers,
       }),
-      dropped: new Counter({
-        name: 'visit_events_dropped_total',
-        help: 'Visit events dropped because the queue was full',
-        registers,
-      }),
+      dropped: dropped.labels('queue_full'),
+      droppedAtShutdown: dropped.labels('shutdown'),
       publishErrors: new Counter({
         name: 'visit_publish_errors_total',
         help: 'Failed attempts to publish a batch of visits',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isShortCode } from '@shortener/contracts';
+import { isShortCode, type VisitTrace } from '@shortener/contracts';
 import {
   LinksUnavailableError,
   TOO_MANY_MISSES,
@@ -49,14 +49,38 @@ export interface RedirectDeps {
   clientIp: (req: IncomingMessage) => string;
   count: (outcome: 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses') => void;
   onError: (error: unknown) => void;
+  /**
+   * Given only when tracing is on: the request's span, if sampled, which its visit carries to
+   * Kafka. Off, a visit is queued as it always was: no call, no check per request.
+   */
+  traceOf?: () => VisitTrace | undefined;
 }
 
 /**
- * GET or HEAD /r/{code}: look up, redirect, queue the visit. The visit is queued after the
- * answer is written and nothing here waits for analytics; HEAD redirects without a visit.
+ * GET or HEAD /r/{code}: look up, queue the visit, redirect. Nothing here waits for
+ * analytics (with a spool, a 302 waits for the end of its event-loop turn); HEAD redirects
+ * without a visit.
  */
 export function createRedirectHandler(deps: RedirectDeps) {
   const { resolver, misses, queue, count } = deps;
+
+  // With a spool, the 302s of an event-loop turn wait until their visits are written to it
+  // (one write for all of them, when the turn's I/O is done): a process killed at any point
+  // has then either not answered a visit or left it on disk.
+  const heldAnswers: ServerResponse[] = [];
+  const heldHeaders: string[][] = [];
+  let answering = false;
+  function answerHeld(): void {
+    answering = false;
+    queue.spoolNow();
+    for (let i = 0; i < heldAnswers.length; i++) {
+      const res = heldAnswers[i]!;
+      res.writeHead(302, heldHeaders[i]);
+      res.end();
+    }
+    heldAnswers.length = 0;
+    heldHeaders.length = 0;
+  }
 
   /** `client`: the visitor's address when the caller already has it. */
   function redirect(
@@ -66,22 +90,46 @@ export function createRedirectHandler(deps: RedirectDeps) {
     link: LiveLink,
     client?: string,
   ): void {
+    count('redirected');
+    if (queue.spooling && req.method === 'GET') {
+      queueOne(req, code, client);
+      heldAnswers.push(res);
+      heldHeaders.push(link.headers as string[]);
+      if (!answering) {
+        answering = true;
+        setImmediate(answerHeld);
+      }
+      return;
+    }
     // A flat list prebuilt per link: no header object a request.
     res.writeHead(302, link.headers as string[]);
     res.end();
-    count('redirected');
-    if (req.method === 'GET') {
-      // Written straight into the queue's buffer: no event object, no copy of a header.
-      const headers = req.headers;
-      queue.push(
-        code,
-        Date.now(),
-        client ?? deps.clientIp(req),
-        headers['user-agent'] ?? '',
-        headers.referer || null,
-      );
-    }
+    if (req.method === 'GET') queueOne(req, code, client);
   }
+
+  function queueVisit(
+    req: IncomingMessage,
+    code: string,
+    client: string | undefined,
+    trace?: VisitTrace,
+  ): void {
+    // Written straight into the queue's buffer: no event object, no copy of a header.
+    const headers = req.headers;
+    queue.push(
+      code,
+      Date.now(),
+      client ?? deps.clientIp(req),
+      headers['user-agent'] ?? '',
+      headers.referer || null,
+      trace,
+    );
+  }
+  // Chosen once: a visit is traced only when tracing is on.
+  const { traceOf } = deps;
+  const queueOne: (req: IncomingMessage, code: string, client: string | undefined) => void =
+    traceOf === undefined
+      ? queueVisit
+      : (req, code, client) => queueVisit(req, code, client, traceOf());
 
   function notFound(res: ServerResponse): void {
     count('not_found');

@@ -1,17 +1,22 @@
-import { once } from 'node:events';
-import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type ListenOptions } from 'node:net';
 import {
   closingSteps,
-  createLogger,
   createMetrics,
+  hasBody,
   InternalClient,
+  keepIdleConnections,
+  limitRequestTimes,
+  listenOn,
+  listenOnUnixSocket,
   onShutdown,
   opsRoutes,
-  type Logger,
-  type ReadinessCheck,
+  readinessChecks,
+  serviceAlive,
+  type RunningService,
+  type StartOptions,
 } from '@shortener/chassis';
+import { MESSAGES } from '@shortener/contracts';
+import { sampledSpan, tracingEnabled } from '@shortener/telemetry';
 import { refusedLink, type RedirectAdapters } from './adapters';
 import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 import type { RedirectConfig } from './config';
@@ -20,98 +25,18 @@ import { redirectMetrics } from './metrics';
 import { MissBudget } from './miss-budget';
 import { createRedirectHandler } from './redirect-handler';
 import { VisitQueue } from './visit-queue';
+import { VisitSpool } from './visit-spool';
 
 const METHOD_NOT_ALLOWED = { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' };
+const BODY_REFUSED = {
+  'content-type': 'application/json; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  connection: 'close',
+};
+const BODY_REFUSED_TEXT = JSON.stringify({ message: MESSAGES.noBodyOnShortLink });
 
 /** Clients whose misses are counted at once (about 100 bytes each); the oldest go first. */
 const MISS_BUDGET_CLIENTS = 50_000;
-
-/**
- * Ready while links can be looked up: in the cache, or failing that from the links service.
- * Kafka (and Redis on its own) are reported but optional: without them redirects go on,
- * visits wait in the queue, and taking every instance out of service would be the outage.
- */
-function readinessChecks(adapters: RedirectAdapters, linksUrl: string): ReadinessCheck[] {
-  const cacheChecks = adapters.linkCache.checks;
-  const lookup: ReadinessCheck = {
-    name: 'link lookup',
-    check: async () => {
-      try {
-        for (const { check } of cacheChecks) await check();
-      } catch (cacheError) {
-        const response = await fetch(new URL('/healthz', linksUrl), {
-          signal: AbortSignal.timeout(1000),
-        }).catch((error: unknown) => {
-          throw new Error(
-            `cache: ${(cacheError as Error).message}; links: ${(error as Error).message}`,
-          );
-        });
-        if (!response.ok)
-          throw new Error(`cache: ${(cacheError as Error).message}; links: ${response.status}`);
-      }
-    },
-  };
-  return [
-    lookup,
-    ...[...cacheChecks, ...adapters.visits.checks].map((check) => ({ ...check, optional: true })),
-  ];
-}
-
-/** Listens at `where`; rejects with the server's error (EADDRINUSE...) if it cannot. */
-async function listen(server: Server, where: ListenOptions): Promise<void> {
-  server.listen(where);
-  await once(server, 'listening');
-}
-
-/** Whether a server answers on the Unix socket at `path` (false: a file nobody listens on). */
-function socketAnswers(path: string): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ path });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ECONNREFUSED' ? resolve(false) : reject(error),
-    );
-  });
-}
-
-/**
- * Listens on the Unix socket at `path`, open to every local user (the edge's workers may run
- * as another one). A socket an instance left behind when it was killed is replaced; one a
- * running server answers on, or a file that is not a socket, is an error.
- */
-async function listenOnSocket(server: Server, path: string): Promise<void> {
-  try {
-    await listen(server, { path });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    if (!lstatSync(path).isSocket()) {
-      throw new Error(`UNIX_SOCKET: ${path} exists and is not a socket`);
-    }
-    if (await socketAnswers(path)) {
-      throw new Error(`UNIX_SOCKET: ${path} is in use: another server answers there`);
-    }
-    rmSync(path, { force: true });
-    await listen(server, { path });
-  }
-  chmodSync(path, 0o666);
-}
-
-export interface RedirectOptions {
-  config: RedirectConfig;
-  adapters: RedirectAdapters;
-  logger?: Logger;
-  /** Hosted in another process (the embedded mode), which handles signals and exit. */
-  hosted?: boolean;
-}
-
-export interface RunningRedirect {
-  port: number;
-  server: Server;
-  shutdown: (reason: string) => Promise<void>;
-}
 
 /**
  * Starts the redirect service: node:http, no framework. `/r/{code}` is answered from memory,
@@ -120,9 +45,9 @@ export interface RunningRedirect {
 export async function startRedirect({
   config,
   adapters,
-  logger = createLogger('redirect', config.LOG_LEVEL),
-  hosted = false,
-}: RedirectOptions): Promise<RunningRedirect> {
+  logger,
+  hosted,
+}: StartOptions<RedirectConfig, RedirectAdapters>): Promise<RunningService> {
   const proxies = trustedProxies(config.TRUSTED_PROXIES);
   const { registry } = createMetrics('redirect');
 
@@ -134,6 +59,7 @@ export async function startRedirect({
       ttlMs: config.LOCAL_CACHE_TTL_MS,
       negativeTtlMs: config.NEGATIVE_CACHE_TTL_MS,
       maxEntries: config.LOCAL_CACHE_MAX_ENTRIES,
+      reconnectGraceMs: config.REDIS_RECONNECT_GRACE_MS,
       onRefused: refusedLink(logger),
     },
   );
@@ -144,10 +70,26 @@ export async function startRedirect({
   });
   const unsubscribe = cache.subscribe((code) => resolver.forget(code));
 
+  const spooled =
+    config.VISIT_SPOOL_DIR === undefined
+      ? undefined
+      : VisitSpool.open(config.VISIT_SPOOL_DIR, {
+          maxBytes: config.VISIT_SPOOL_MAX_BYTES,
+          runMax: config.VISIT_BATCH_MAX,
+          logger,
+          onEvicted: (count) => metrics.spool.evicted.inc(count),
+          onError: () => metrics.spool.errors.inc(),
+        });
   const metrics = redirectMetrics(registry, {
     // Read at scrape time, once the queue below exists.
     queueDepth: () => visits.depth,
     localCacheEntries: () => resolver.size,
+    ...(spooled
+      ? {
+          spoolBytes: () => spooled.spool.bytes,
+          spoolLimitBytes: config.VISIT_SPOOL_MAX_BYTES,
+        }
+      : {}),
   });
   const visits = new VisitQueue(adapters.visits.value, {
     maxSize: config.VISIT_QUEUE_MAX,
@@ -155,6 +97,7 @@ export async function startRedirect({
     flushIntervalMs: config.VISIT_FLUSH_INTERVAL_MS,
     logger,
     onCount: (counter, by) => metrics.queue[counter].inc(by),
+    ...(spooled ? { spool: spooled } : {}),
   });
 
   const redirectDeps = {
@@ -163,6 +106,8 @@ export async function startRedirect({
     queue: visits,
     count: metrics.outcome,
     onError: (error: unknown) => logger.error({ err: error }, 'redirect failed'),
+    // Tracing on: each visit carries its request's span to Kafka (the store span links to it).
+    ...(tracingEnabled() ? { traceOf: sampledSpan } : {}),
   };
   const handleRedirect = createRedirectHandler({
     ...redirectDeps,
@@ -174,7 +119,11 @@ export async function startRedirect({
     'redirect',
     {
       registry,
-      checks: readinessChecks(adapters, config.LINKS_URL),
+      // Ready whenever it runs: Redis, Kafka and the links service are reported (in /readyz
+      // and dependency_up) but never fail readiness. Links in memory keep redirecting without
+      // any of them, visits wait in the queue, and a Redis or links outage failing every
+      // redirect pod at once would be the outage of every short link.
+      checks: readinessChecks([serviceAlive('links', config.LINKS_URL, 1000)], adapters),
       isShuttingDown: () => shuttingDown,
     },
     config,
@@ -193,6 +142,14 @@ export async function startRedirect({
       res.end('Method not allowed');
       return true;
     }
+    // A body is never read here: left on a kept-alive connection, a length sent without it
+    // (a proxy's mistake) would take the next request, anyone's, for it. Refused, and the
+    // connection closed.
+    if (hasBody(req)) {
+      res.writeHead(400, BODY_REFUSED);
+      res.end(BODY_REFUSED_TEXT);
+      return true;
+    }
     const query = url.indexOf('?');
     handle(req, res, query === -1 ? url.slice(3) : url.slice(3, query));
     return true;
@@ -207,6 +164,7 @@ export async function startRedirect({
     if (redirectRoute(handleRedirect, req, res, url) || ops.handle(req, res)) return;
     notFound(res);
   });
+  limitRequestTimes(server, config);
 
   // The edge's own way in: /r/ only (never /readyz or /metrics), its X-Forwarded-For believed.
   // Bound first, so that a socket in use stops the start-up before anything answers.
@@ -219,14 +177,16 @@ export async function startRedirect({
     edgeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (!redirectRoute(handleFromEdge, req, res, req.url ?? '/')) notFound(res);
     });
-    await listenOnSocket(edgeServer, config.UNIX_SOCKET);
+    limitRequestTimes(edgeServer, config);
+    await listenOnUnixSocket(edgeServer, config.UNIX_SOCKET);
   }
   try {
-    await listen(server, { port: config.PORT, host: config.HOST });
+    await listenOn(server, { port: config.PORT, host: config.HOST });
   } catch (error) {
     edgeServer?.close();
     throw error;
   }
+  keepIdleConnections(server, config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info(
@@ -259,8 +219,20 @@ export async function startRedirect({
         name: 'publish queued visits',
         run: async () => {
           const queued = visits.depth;
-          await visits.drain();
-          logger.info({ published: queued }, 'queued visits published');
+          const dropped = await visits.drain(config.VISIT_DRAIN_TIMEOUT_MS);
+          spooled?.spool.close();
+          if (dropped === 0) logger.info({ published: queued }, 'queued visits published');
+          else if (spooled) {
+            logger.warn(
+              { spooled: dropped, timeoutMs: config.VISIT_DRAIN_TIMEOUT_MS },
+              `${dropped} visits left in the spool: the next start publishes them`,
+            );
+          } else {
+            logger.error(
+              { dropped, timeoutMs: config.VISIT_DRAIN_TIMEOUT_MS },
+              `${dropped} visits dropped at shutdown: not acknowledged by Kafka in time`,
+            );
+          }
         },
       },
       { name: 'stop listening for invalidations', run: async () => (await unsubscribe)() },

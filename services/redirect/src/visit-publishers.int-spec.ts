@@ -4,10 +4,12 @@ import {
   SHORT_CODE_ALPHABET,
   VISIT_EVENT_SCHEMA_VERSION,
   encodeVisits,
-  isVisitRecord,
-  readVisitRecord,
+  decodeVisits,
+  readVisitTraces,
+  VISIT_TRACES_HEADER,
   type RecordedVisit,
   type VisitEvent,
+  type VisitTrace,
 } from '@shortener/contracts';
 import { createProducer } from '@shortener/chassis-kafka';
 import { testServers, waitFor } from '@shortener/testkit';
@@ -29,6 +31,8 @@ function newCode(): string {
 interface Received {
   partition: number;
   events: RecordedVisit[];
+  /** What its trace header holds (none without one). */
+  traces: VisitTrace[];
 }
 
 describe('KafkaVisitPublisher', () => {
@@ -58,14 +62,13 @@ describe('KafkaVisitPublisher', () => {
     await consumer.subscribe({ topics: [TOPIC], fromBeginning: true });
     await consumer.run({
       eachMessage: ({ partition, message }) => {
-        const value = message.value;
-        if (isVisitRecord(value)) {
-          const read = readVisitRecord(value);
-          if (!read.ok) throw new Error(read.reason);
-          received.push({ partition, events: read.events });
-        } else {
-          received.push({ partition, events: [] });
-        }
+        // A record's events; none for anything else (the keyed one-event probes below).
+        const read = decodeVisits(message.value);
+        received.push({
+          partition,
+          events: read.ok ? (read.recorded ?? []) : [],
+          traces: readVisitTraces(message.headers?.[VISIT_TRACES_HEADER]),
+        });
         return Promise.resolve();
       },
     });
@@ -110,6 +113,8 @@ describe('KafkaVisitPublisher', () => {
     );
     // Packed: no one-event messages, and far fewer records than visits.
     expect(got.every((record) => record.events.length > 0)).toBe(true);
+    // Nothing traced, no trace header.
+    expect(got.every((record) => record.traces.length === 0)).toBe(true);
     expect(got.length).toBeLessThan(events.length / 20);
 
     const byId = new Map(events.map((event) => [event.id, event]));
@@ -136,6 +141,53 @@ describe('KafkaVisitPublisher', () => {
       const stamps = seen.filter((event) => event.urlID === code).map((e) => e.timestamp);
       expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
     }
+  });
+
+  it("puts in each record's trace header the trace contexts of its traced visits, and only theirs", async () => {
+    const codes = Array.from({ length: 6 }, newCode);
+    const events: VisitEvent[] = Array.from({ length: 300 }, (_, index) => ({
+      schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+      id: randomUUID(),
+      urlID: codes[index % codes.length]!,
+      timestamp: 1_764_000_000_000 + index,
+      ip: '203.0.113.5',
+      userAgent: 'Mozilla/5.0',
+      referrer: null,
+    }));
+    // Every third visit traced, each by a trace of its own.
+    const traceOf = new Map<string, VisitTrace>();
+    const runs = [events.slice(0, 120), events.slice(120)].map((slice) => {
+      const run = encodeVisits(slice);
+      const traces = slice.map((event, index) => {
+        if (index % 3 !== 0) return undefined;
+        const trace = {
+          traceId: randomUUID().replace(/-/g, ''),
+          spanId: randomUUID().replace(/-/g, '').slice(0, 16),
+          traceFlags: 1,
+        };
+        traceOf.set(event.id, trace);
+        return trace;
+      });
+      return { ...run, traces };
+    });
+    const publisher = new KafkaVisitPublisher(producer, () => PARTITIONS, {
+      topic: TOPIC,
+      recordBytes: 4 * 1024,
+    });
+    await publisher.publish(runs);
+
+    const ours = () => received.filter((record) => codes.includes(record.events[0]?.urlID ?? ''));
+    const got = await waitFor(
+      () =>
+        ours().reduce((sum, record) => sum + record.events.length, 0) === events.length && ours(),
+      { what: 'every traced visit received', timeoutMs: 30_000 },
+    );
+    expect(got.length).toBeGreaterThan(PARTITIONS);
+    for (const record of got) {
+      const expected = record.events.flatMap((event) => traceOf.get(event.id) ?? []);
+      expect(record.traces).toEqual(expected);
+    }
+    expect(got.flatMap((record) => record.traces)).toHaveLength(traceOf.size);
   });
 
   it('refuses to publish before it knows how many partitions there are (the queue keeps the visits)', async () => {

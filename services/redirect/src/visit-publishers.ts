@@ -3,9 +3,13 @@ import { Partitioners, type Message, type PartitionMetadata, type Producer } fro
 import {
   encodedVisitEnd,
   encodedVisitUrlID,
+  encodeVisitTraces,
+  VISIT_TRACES_HEADER,
+  VISIT_TRACES_MAX,
   VISITS_TOPIC,
   VisitRecordBuilder,
   type EncodedVisits,
+  type VisitTrace,
 } from '@shortener/contracts';
 import type { VisitPublisher } from './visit-queue';
 
@@ -51,7 +55,8 @@ export const RECORD_BYTES = 128 * 1024;
  * replicas), packed: the visits of each partition go in records of the format in
  * @shortener/contracts (visit-record), so the client's cost per message is paid per record.
  * A link's visits go to the partition its code is keyed to, so they stay in order on one
- * partition. `partitions` says how many the topic has, once known.
+ * partition. `partitions` says how many the topic has, once known. When tracing is on, a record
+ * whose visits were traced carries their trace contexts in its trace header.
  */
 export class KafkaVisitPublisher implements VisitPublisher {
   private partitionOf: ((urlID: string) => number) | undefined;
@@ -73,20 +78,41 @@ export class KafkaVisitPublisher implements VisitPublisher {
   async publish(batch: readonly EncodedVisits[]): Promise<void> {
     const partitionOf = this.partitioner();
     const open = new Map<number, VisitRecordBuilder>();
+    /** The trace contexts of each open record's visits (tracing on, and some traced). */
+    const openTraces = new Map<number, VisitTrace[]>();
     const messages: Message[] = [];
+    const finish = (partition: number, record: VisitRecordBuilder): void => {
+      const traces = openTraces.get(partition);
+      openTraces.delete(partition);
+      messages.push(
+        traces === undefined
+          ? { partition, value: record.finish() }
+          : {
+              partition,
+              value: record.finish(),
+              headers: { [VISIT_TRACES_HEADER]: encodeVisitTraces(traces) },
+            },
+      );
+    };
     // Each visit's bytes go, as they are, into a record of its link's partition.
     let sliceEnd = performance.now() + SLICE_MS;
-    for (const { bytes, count } of batch) {
+    for (const { bytes, count, traces } of batch) {
       let at = 0;
       for (let index = 0; index < count; index++) {
         const end = encodedVisitEnd(bytes, at);
         const partition = partitionOf(encodedVisitUrlID(bytes, at));
         let record = open.get(partition);
         if (record === undefined || !record.addEncoded(bytes, at, end)) {
-          if (record !== undefined) messages.push({ partition, value: record.finish() });
+          if (record !== undefined) finish(partition, record);
           record = new VisitRecordBuilder(this.scratch(partition));
           open.set(partition, record);
           record.addEncoded(bytes, at, end);
+        }
+        const trace = traces?.[index];
+        if (trace !== undefined) {
+          let recordTraces = openTraces.get(partition);
+          if (recordTraces === undefined) openTraces.set(partition, (recordTraces = []));
+          if (recordTraces.length < VISIT_TRACES_MAX) recordTraces.push(trace);
         }
         at = end;
         // Off the request path, in slices: requests are never held up for long.
@@ -96,7 +122,7 @@ export class KafkaVisitPublisher implements VisitPublisher {
         }
       }
     }
-    for (const [partition, record] of open) messages.push({ partition, value: record.finish() });
+    for (const [partition, record] of open) finish(partition, record);
     if (messages.length > 0) await this.producer.send({ topic: this.topic, acks: -1, messages });
   }
 

@@ -1,10 +1,11 @@
 import pino from 'pino';
 import {
-  checkRecordedVisit,
-  readVisitRecord,
+  checkVisitFields,
+  decodeVisits,
   visitRecordOf,
   type EncodedVisits,
   type RecordedVisit,
+  type VisitTrace,
 } from '@shortener/contracts';
 import { VisitQueue, type VisitPublisher } from './visit-queue';
 
@@ -18,9 +19,9 @@ function push(queue: VisitQueue, n: number): void {
 
 /** The visits of a run, read back as any consumer reads them. */
 function visitsOf(run: EncodedVisits): RecordedVisit[] {
-  const read = readVisitRecord(visitRecordOf(run));
+  const read = decodeVisits(visitRecordOf(run));
   if (!read.ok) throw new Error(read.reason);
-  return read.events;
+  return read.recorded!;
 }
 
 class RecordingPublisher implements VisitPublisher {
@@ -42,6 +43,61 @@ class RecordingPublisher implements VisitPublisher {
 }
 
 describe('VisitQueue', () => {
+  it("keeps each traced visit's trace context beside it, through runs and a failed publish", async () => {
+    const seen: { timestamp: number; trace: VisitTrace | undefined }[] = [];
+    let failuresLeft = 1;
+    const queue = new VisitQueue(
+      {
+        publish(batch) {
+          if (failuresLeft-- > 0) return Promise.reject(new Error('broker away'));
+          for (const run of batch) {
+            for (const [index, visit] of visitsOf(run).entries()) {
+              seen.push({ timestamp: visit.timestamp - EPOCH, trace: run.traces?.[index] });
+            }
+          }
+          return Promise.resolve();
+        },
+      },
+      { maxSize: 1000, batchMax: 4, flushIntervalMs: 5, logger },
+    );
+    const traceOf = (n: number): VisitTrace => ({
+      traceId: n.toString(16).padStart(32, '0'),
+      spanId: n.toString(16).padStart(16, '0'),
+      traceFlags: 1,
+    });
+    // Visits 0..9; those divisible by 3 traced.
+    for (let n = 0; n < 10; n += 1) {
+      queue.push(
+        'abcdefg',
+        EPOCH + n,
+        '127.0.0.1',
+        'test',
+        null,
+        n % 3 === 0 ? traceOf(n) : undefined,
+      );
+    }
+    await queue.drain();
+    expect(seen).toEqual(
+      Array.from({ length: 10 }, (_, n) => ({
+        timestamp: n,
+        trace: n % 3 === 0 ? traceOf(n) : undefined,
+      })),
+    );
+  });
+
+  it('gives runs without traced visits no traces at all', async () => {
+    const publisher = new RecordingPublisher();
+    const runs: EncodedVisits[] = [];
+    const queue = new VisitQueue(
+      { publish: (batch) => (runs.push(...batch), publisher.publish(batch)) },
+      { maxSize: 100, batchMax: 4, flushIntervalMs: 5, logger },
+    );
+    for (let n = 0; n < 9; n += 1) push(queue, n);
+    await queue.drain();
+    expect(runs.length).toBeGreaterThan(1);
+    expect(runs.every((run) => run.traces === undefined)).toBe(true);
+  });
+
   it('publishes in batches of at most batchMax, in order, and drains everything on stop', async () => {
     const publisher = new RecordingPublisher();
     const queue = new VisitQueue(publisher, {
@@ -55,7 +111,12 @@ describe('VisitQueue', () => {
     expect(publisher.published).toEqual(Array.from({ length: 35 }, (_, n) => n));
     expect(Math.max(...publisher.batches.map((b) => b.length))).toBeLessThanOrEqual(10);
     expect(queue.depth).toBe(0);
-    expect(queue.counters).toEqual({ published: 35, dropped: 0, publishErrors: 0 });
+    expect(queue.counters).toEqual({
+      published: 35,
+      dropped: 0,
+      droppedAtShutdown: 0,
+      publishErrors: 0,
+    });
   });
 
   it('writes each visit as the schema wants it: a new time-ordered (version-7) id each, texts cut to their limits', async () => {
@@ -93,7 +154,7 @@ describe('VisitQueue', () => {
       // Its first 48 bits are the visit's time in milliseconds, so ids follow time (the
       // stored visits' primary key then grows at one end).
       expect(parseInt(visit.id.replace('-', '').slice(0, 12), 16)).toBe(visit.timestamp);
-      expect(checkRecordedVisit(visit).ok).toBe(true);
+      expect(checkVisitFields(visit).ok).toBe(true);
     }
   });
 
@@ -152,5 +213,53 @@ describe('VisitQueue', () => {
     await queue.drain();
     expect(publisher.published).toEqual([0, 1, 2, 3, 4]);
     expect(counted.filter((c) => c === 'dropped')).toHaveLength(3);
+  });
+
+  it('gives up draining at the deadline and says exactly how many visits were never acknowledged', async () => {
+    const publisher = new RecordingPublisher();
+    publisher.failuresLeft = Number.POSITIVE_INFINITY; // Kafka away for good
+    const counted: [string, number][] = [];
+    const queue = new VisitQueue(publisher, {
+      maxSize: 1000,
+      batchMax: 4,
+      flushIntervalMs: 5,
+      logger,
+      onCount: (counter, by) => counted.push([counter, by]),
+    });
+    for (let n = 0; n < 10; n += 1) push(queue, n);
+    const started = Date.now();
+    expect(await queue.drain(300)).toBe(10);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(queue.counters.droppedAtShutdown).toBe(10);
+    expect(counted).toContainEqual(['droppedAtShutdown', 10]);
+    expect(queue.depth).toBe(0);
+  });
+
+  it('counts a batch still being sent at the deadline among the unacknowledged', async () => {
+    let release: () => void = () => undefined;
+    const hanging: VisitPublisher = {
+      publish: () => new Promise<void>((resolve) => (release = resolve)),
+    };
+    const queue = new VisitQueue(hanging, {
+      maxSize: 1000,
+      batchMax: 4,
+      flushIntervalMs: 5,
+      logger,
+    });
+    for (let n = 0; n < 6; n += 1) push(queue, n);
+    expect(await queue.drain(200)).toBe(6);
+    release();
+  });
+
+  it('reports nothing dropped when the drain ends in time', async () => {
+    const queue = new VisitQueue(new RecordingPublisher(), {
+      maxSize: 1000,
+      batchMax: 4,
+      flushIntervalMs: 5,
+      logger,
+    });
+    for (let n = 0; n < 6; n += 1) push(queue, n);
+    expect(await queue.drain(5000)).toBe(0);
+    expect(queue.counters.droppedAtShutdown).toBe(0);
   });
 });

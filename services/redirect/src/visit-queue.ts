@@ -1,12 +1,15 @@
 import { randomFillSync } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { RecoveredRun, VisitSpool } from './visit-spool';
 import { Backoff } from '@shortener/chassis';
 import {
+  appendVisit,
   VISIT_ID_BYTES,
+  VISIT_TEXT_MAX,
   visitBytesBound,
-  writeVisitFields,
   type EncodedVisits,
+  type VisitTrace,
 } from '@shortener/contracts';
 
 /**
@@ -19,7 +22,10 @@ export interface VisitPublisher {
 
 export interface VisitQueueStats {
   published: number;
+  /** Refused because the queue was full. */
   dropped: number;
+  /** Still queued, or sent but not acknowledged, when a drain's deadline passed. */
+  droppedAtShutdown: number;
   publishErrors: number;
 }
 
@@ -30,13 +36,20 @@ export interface VisitQueueOptions {
   logger: Logger;
   /** Told of every change to the counters, for metrics. */
   onCount?: (counter: keyof VisitQueueStats, by: number) => void;
+  /**
+   * Where visits are written before their answers leave (spoolNow), so a crash loses none;
+   * `recovered`, what an earlier process left there, is published first.
+   */
+  spool?: { spool: VisitSpool; recovered: readonly RecoveredRun[] };
 }
+
+/** A run set aside, with the spool segment its visits were written to (if spooled). */
+type Run = EncodedVisits & { segment?: number };
 
 /** Visits are written into buffers of this size; a full one is set aside as it is. */
 const CHUNK_BYTES = 64 * 1024;
 /** Kept within what the schema lets through; longer ones are cut (rare: a copy then). */
-const MAX_USER_AGENT = 1024;
-const MAX_REFERRER = 2048;
+const { userAgent: MAX_USER_AGENT, referrer: MAX_REFERRER } = VISIT_TEXT_MAX;
 
 /**
  * Time-ordered version-7 UUIDs (RFC 9562): the visit's time in milliseconds, then 74 random
@@ -45,40 +58,58 @@ const MAX_REFERRER = 2048;
  * PostgreSQL spent storing a visit went on random ids (docs/reliability.md).
  */
 class VisitIds {
-  private readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);
+  readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);
   private next = this.pool.length;
 
-  write(buffer: Buffer, at: number, timestamp: number): void {
+  /** Makes the next id, in the pool: answers where its bytes are. */
+  take(timestamp: number): number {
     if (this.next === this.pool.length) {
       randomFillSync(this.pool);
       this.next = 0;
     }
-    this.pool.copy(buffer, at, this.next, this.next + VISIT_ID_BYTES);
+    const at = this.next;
     this.next += VISIT_ID_BYTES;
-    buffer.writeUIntBE(timestamp, at, 6);
-    buffer[at + 6] = (buffer[at + 6]! & 0x0f) | 0x70; // version 7
-    buffer[at + 8] = (buffer[at + 8]! & 0x3f) | 0x80; // RFC 9562 variant
+    const pool = this.pool;
+    pool.writeUIntBE(timestamp, at, 6);
+    pool[at + 6] = (pool[at + 6]! & 0x0f) | 0x70; // version 7
+    pool[at + 8] = (pool[at + 8]! & 0x3f) | 0x80; // RFC 9562 variant
+    return at;
   }
 }
 
 /**
  * Visits wait here, in memory and bounded, and leave in batches; a redirect only pushes and
- * never waits. A visit is written once, as it will travel (the visit-record event layout of
- * @shortener/contracts), into a buffer, so a queued visit is bytes, not objects the garbage
+ * never waits. A visit is written once, as it will travel, into a buffer (appendVisit, the
+ * visit codec of @shortener/contracts), so a queued visit is bytes, not objects the garbage
  * collector must carry from one generation to the next. When publishing fails the batch goes
  * back to the front and is retried with back-off; when the queue is full new visits are
  * dropped and counted, never blocking.
  */
 export class VisitQueue {
   /** Runs of visits set aside, oldest first, and how many visits they hold. */
-  private sealed: EncodedVisits[] = [];
+  private sealed: Run[] = [];
   private sealedCount = 0;
   private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   private chunkEnd = 0;
   private chunkCount = 0;
+  /** The trace contexts of the chunk's visits, by index; only once one of them is traced. */
+  private chunkTraces: Array<VisitTrace | undefined> | undefined;
+  /** How much of the chunk is in the spool already: its bytes, and its visits. */
+  private spooledEnd = 0;
+  private spooledCount = 0;
+  private readonly spool: VisitSpool | undefined;
   private readonly ids = new VisitIds();
-  private readonly stats: VisitQueueStats = { published: 0, dropped: 0, publishErrors: 0 };
+  private readonly stats: VisitQueueStats = {
+    published: 0,
+    dropped: 0,
+    droppedAtShutdown: 0,
+    publishErrors: 0,
+  };
   private stopping = false;
+  /** Set when a drain gives up: the loop ends after the attempt in progress. */
+  private abandoned = false;
+  /** Visits in the batch being published now (out of the queue, not yet acknowledged). */
+  private sending = 0;
   private wake: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
@@ -86,16 +117,45 @@ export class VisitQueue {
     private readonly publisher: VisitPublisher,
     private readonly options: VisitQueueOptions,
   ) {
+    this.spool = options.spool?.spool;
+    for (const run of options.spool?.recovered ?? []) {
+      this.sealed.push(run);
+      this.sealedCount += run.count;
+    }
     this.loop = this.run();
   }
 
-  /** Queues a visit with a new id; `timestamp` in whole milliseconds since the epoch. */
+  /**
+   * Writes the visits queued since the last call to the spool, in one write (nothing without
+   * a spool): the redirect handler calls it once an event-loop turn, before the answers of
+   * those visits leave.
+   */
+  spoolNow(): void {
+    if (this.spool === undefined || this.chunkEnd === this.spooledEnd) return;
+    this.spool.write(
+      [this.chunk.subarray(this.spooledEnd, this.chunkEnd)],
+      this.chunkCount - this.spooledCount,
+    );
+    this.spooledEnd = this.chunkEnd;
+    this.spooledCount = this.chunkCount;
+  }
+
+  /** Whether answers must wait for spoolNow. */
+  get spooling(): boolean {
+    return this.spool !== undefined;
+  }
+
+  /**
+   * Queues a visit with a new id; `timestamp` in whole milliseconds since the epoch. `trace`:
+   * the redirect request's span, when it is traced (it travels with the visit to Kafka).
+   */
   push(
     urlID: string,
     timestamp: number,
     ip: string,
     userAgent: string,
     referrer: string | null,
+    trace?: VisitTrace,
   ): void {
     if (this.depth >= this.options.maxSize) {
       this.count('dropped', 1);
@@ -108,10 +168,12 @@ export class VisitQueue {
         ? referrer.slice(0, MAX_REFERRER)
         : referrer;
     if (this.chunkEnd + visitBytesBound(urlID, ip, agent, from) > CHUNK_BYTES) this.setAside();
-    this.ids.write(this.chunk, this.chunkEnd, timestamp);
-    this.chunkEnd = writeVisitFields(
+    if (trace !== undefined) (this.chunkTraces ??= [])[this.chunkCount] = trace;
+    this.chunkEnd = appendVisit(
       this.chunk,
-      this.chunkEnd + VISIT_ID_BYTES,
+      this.chunkEnd,
+      this.ids.pool,
+      this.ids.take(timestamp),
       timestamp,
       urlID,
       ip,
@@ -132,17 +194,48 @@ export class VisitQueue {
     return this.stats;
   }
 
-  /** Publishes everything queued, then stops; resolves when the queue is empty. */
-  async drain(): Promise<void> {
+  /**
+   * Publishes everything queued, then stops. Past `timeoutMs` it gives up instead (a broker
+   * that is away would otherwise hold the process until it is killed, losing the visits
+   * uncounted): it resolves with how many visits were then still queued or sent without an
+   * acknowledgement, counted as droppedAtShutdown (left in the spool instead, with one); 0
+   * when everything was published.
+   */
+  async drain(timeoutMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.stopping = true;
     this.wake?.();
-    await this.loop;
+    if (timeoutMs === Number.POSITIVE_INFINITY) {
+      await this.loop;
+      return 0;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutMs);
+    });
+    const outcome = await Promise.race([this.loop, deadline]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return 0;
+    this.abandoned = true;
+    this.wake?.();
+    const unacknowledged = this.depth + this.sending;
+    // With a spool they are not lost: the next process on its folder publishes them.
+    this.spoolNow();
+    this.sealed = [];
+    this.sealedCount = 0;
+    this.chunkEnd = 0;
+    this.chunkCount = 0;
+    this.chunkTraces = undefined;
+    this.spooledEnd = 0;
+    this.spooledCount = 0;
+    if (this.spool === undefined) this.count('droppedAtShutdown', unacknowledged);
+    return unacknowledged;
   }
 
   private async run(): Promise<void> {
     const backoff = new Backoff({ initialMs: 100, maxMs: 2000 });
     let retryInMs = 0;
     for (;;) {
+      if (this.abandoned) return;
       if (this.depth === 0) {
         if (this.stopping) return;
         await this.pause(this.options.flushIntervalMs);
@@ -153,14 +246,23 @@ export class VisitQueue {
         // Let a batch gather: one send of many visits costs about as much as one of a few.
         await this.pause(this.options.flushIntervalMs);
       }
+      if (this.abandoned) return;
       const batch = this.take();
       const visits = batch.reduce((sum, run) => sum + run.count, 0);
+      this.sending = visits;
       try {
         await this.publisher.publish(batch);
+        this.sending = 0;
+        for (const run of batch) {
+          if (run.segment !== undefined) this.spool?.acknowledge(run.segment, run.count);
+        }
+        if (this.abandoned) return; // already counted as unacknowledged
         this.count('published', visits);
         retryInMs = 0;
         backoff.reset();
       } catch (error) {
+        this.sending = 0;
+        if (this.abandoned) return;
         this.count('publishErrors', 1);
         this.sealed = batch.concat(this.sealed);
         this.sealedCount += visits;
@@ -184,17 +286,31 @@ export class VisitQueue {
    */
   private setAside(): void {
     if (this.chunkCount === 0) return;
+    // All of a run goes to one segment: what is not spooled yet is written first, and only
+    // then may the spool begin a new segment.
+    this.spoolNow();
     const used = this.chunk.subarray(0, this.chunkEnd);
     const handOver = this.chunkEnd > CHUNK_BYTES / 2;
-    this.sealed.push({ bytes: handOver ? used : Buffer.from(used), count: this.chunkCount });
+    const run: Run = { bytes: handOver ? used : Buffer.from(used), count: this.chunkCount };
+    if (this.chunkTraces !== undefined) {
+      run.traces = this.chunkTraces;
+      this.chunkTraces = undefined;
+    }
+    if (this.spool !== undefined) {
+      run.segment = this.spool.segment;
+      this.spool.runSealed();
+    }
+    this.sealed.push(run);
     this.sealedCount += this.chunkCount;
     if (handOver) this.chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     this.chunkEnd = 0;
     this.chunkCount = 0;
+    this.spooledEnd = 0;
+    this.spooledCount = 0;
   }
 
   /** The oldest runs of visits, at most batchMax visits (runs are never larger), never none. */
-  private take(): EncodedVisits[] {
+  private take(): Run[] {
     this.setAside();
     let taken = 0;
     let runs = 0;

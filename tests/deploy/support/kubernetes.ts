@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1';
@@ -48,29 +49,76 @@ export function overlays(): string[] {
 
 /** `kubectl kustomize k8s/overlays/<overlay>`, parsed into its objects. */
 export function render(overlay: string): Manifest[] {
+  return renderFolder(path.relative(REPO_ROOT, path.join(OVERLAYS_DIR, overlay)));
+}
+
+/** An overlay with a component added, as an overlay of one's own would add it. */
+export function renderWithComponent(overlay: string, component: string): Manifest[] {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'overlay-'));
+  try {
+    const from = (target: string) => path.relative(folder, path.join(REPO_ROOT, target));
+    fs.writeFileSync(
+      path.join(folder, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'namespace: shortener',
+        `resources: [${from(path.join('k8s', 'overlays', overlay))}]`,
+        `components: [${from(component)}]`,
+      ].join('\n'),
+    );
+    return renderFolder(path.relative(REPO_ROOT, folder));
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** `kubectl kustomize <folder>` of a kustomization in the repository, parsed into its objects. */
+export function renderFolder(folder: string): Manifest[] {
   let output: string;
   try {
-    output = execFileSync('kubectl', ['kustomize', path.join(OVERLAYS_DIR, overlay)], {
+    output = execFileSync('kubectl', ['kustomize', path.join(REPO_ROOT, folder)], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new Error(
-        'kubectl is not installed (or not on PATH): the deployment tests render k8s/overlays/* ' +
+        'kubectl is not installed (or not on PATH): the deployment tests render k8s/ ' +
           'with `kubectl kustomize`. Install kubectl 1.27 or later (it includes kustomize): ' +
           'https://kubernetes.io/docs/tasks/tools/',
       );
     }
     const stderr = (error as { stderr?: string }).stderr ?? '';
-    throw new Error(`kubectl kustomize k8s/overlays/${overlay} failed:\n${stderr}`);
+    throw new Error(`kubectl kustomize ${folder} failed:\n${stderr}`);
   }
   return parseAllDocuments(output).map((document) => {
     if (document.errors.length > 0) {
-      throw new Error(`kubectl kustomize k8s/overlays/${overlay}: ${document.errors.join('\n')}`);
+      throw new Error(`kubectl kustomize ${folder}: ${document.errors.join('\n')}`);
     }
     return document.toJS() as Manifest;
   });
+}
+
+/** A Strimzi KafkaTopic (kafka.strimzi.io/v1beta2), the fields these tests read. */
+export interface KafkaTopic extends Manifest {
+  spec: { partitions: number; replicas: number; config?: Record<string, string | number> };
+}
+
+/** The folder declaring the Kafka topics: the one place their partitions are written. */
+export const KAFKA_FOLDER = 'k8s/kafka';
+
+/** The topics k8s/kafka declares, by name. */
+export function kafkaTopics(): Map<string, KafkaTopic> {
+  const topics = ofKind<Pick<KafkaTopic, 'spec'>>(renderFolder(KAFKA_FOLDER), 'KafkaTopic');
+  return new Map(topics.map((topic) => [topic.metadata.name, topic]));
+}
+
+/** The partitions of a topic as k8s/kafka declares them. */
+export function topicPartitions(name: string): number {
+  const partitions = kafkaTopics().get(name)?.spec.partitions;
+  if (partitions === undefined) throw new Error(`${KAFKA_FOLDER} declares no KafkaTopic ${name}`);
+  return partitions;
 }
 
 export function describeObject(object: Manifest): string {

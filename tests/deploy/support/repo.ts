@@ -24,25 +24,42 @@ export function repoPathExists(relative: string): boolean {
   return fs.existsSync(path.join(REPO_ROOT, relative));
 }
 
+/** A variable's schema in a service's config shape (zod: `parse(undefined)` gives its default). */
+interface VariableSchema {
+  safeParse(value: unknown): { success: boolean; data?: unknown };
+}
+
 /**
- * The environment variables a service reads: the keys of the config shape in its
- * src/config.ts (`NAME: env.…(…)` / `NAME: z.…`, one per line at the shape's top level).
+ * A service's config shape: the `…ConfigShape` its src/config.ts exports (the chassis's
+ * shared blocks spread in), loaded as the service loads it.
  */
+function configShape(service: ServiceName): Record<string, VariableSchema> {
+  const file = path.join(REPO_ROOT, `services/${service}/src/config.ts`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exported = require(file) as Record<string, unknown>;
+  const shape = Object.entries(exported).find(([name]) => name.endsWith('ConfigShape'))?.[1];
+  if (shape === undefined) throw new Error(`${file}: no "export const …ConfigShape" found`);
+  return shape as Record<string, VariableSchema>;
+}
+
+/** The environment variables a service reads: the keys of its config shape. */
 export function configVariables(service: ServiceName): string[] {
-  const source = readRepoFile(`services/${service}/src/config.ts`);
-  const shape = /export const \w+ConfigShape = \{\n([\s\S]*?)\n\};/.exec(source)?.[1];
-  if (shape === undefined) {
-    throw new Error(`services/${service}/src/config.ts: no "export const …ConfigShape = {" found`);
-  }
-  return [...shape.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
+  return Object.keys(configShape(service));
+}
+
+/** A variable's default in a service's config shape; undefined without one. */
+export function configDefault(service: ServiceName, variable: string): unknown {
+  const schema = configShape(service)[variable];
+  if (schema === undefined) throw new Error(`services/${service} does not read ${variable}`);
+  const result = schema.safeParse(undefined);
+  return result.success ? result.data : undefined;
 }
 
 /** The port a service listens on unless PORT says otherwise. */
 export function defaultPort(service: ServiceName): number {
-  const source = readRepoFile(`services/${service}/src/config.ts`);
-  const port = /^ {2}PORT: env\.port\((\d+)\)/m.exec(source)?.[1];
-  if (port === undefined) throw new Error(`services/${service}/src/config.ts: no PORT default`);
-  return Number(port);
+  const port = configDefault(service, 'PORT');
+  if (typeof port !== 'number') throw new Error(`services/${service}: no PORT default`);
+  return port;
 }
 
 /**

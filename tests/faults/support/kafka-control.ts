@@ -8,7 +8,10 @@ import { REPO_ROOT, testServers } from '@shortener/testkit';
 
 const run = promisify(execFile);
 const INFRA = pathToFileURL(path.join(REPO_ROOT, 'infra', 'infra.mjs')).href;
-const LOCAL_BROKERS = new Set(['127.0.0.1:9092', 'localhost:9092']);
+// This checkout's broker, as infra runs it: on KAFKA_PORT (default 9092). A run that must not
+// stop the broker others on the machine use starts its own on another port (tests/faults/README.md).
+const LOCAL_PORT = process.env['KAFKA_PORT'] || '9092';
+const LOCAL_BROKERS = new Set([`127.0.0.1:${LOCAL_PORT}`, `localhost:${LOCAL_PORT}`]);
 
 /** True when the tests use this checkout's local broker, the only one infra can kill and restart. */
 export function usesLocalBroker(): boolean {
@@ -18,7 +21,8 @@ export function usesLocalBroker(): boolean {
 /**
  * Calls one of infra.mjs's exported functions in a child process: infra is an ES module and
  * Jest runs these tests as CommonJS. KAFKA_BROKERS is left out because infra only kills and
- * restarts its own local broker when it is not told to use an external one.
+ * restarts its own local broker when it is not told to use an external one; KAFKA_PORT stays,
+ * so the broker it stops and starts is the one on that port.
  */
 async function callInfra<T>(fn: 'stopKafka' | 'startKafka', options: object): Promise<T> {
   const script =

@@ -16,6 +16,23 @@ export interface LoadOptions {
    */
   failover?: boolean;
   timeoutMs?: number;
+  /**
+   * Whether a 302's Location is right for a code (by default: equal to `expected`'s), for a
+   * scenario whose links change destination under load.
+   */
+  accepts?: (code: string, location: string | undefined) => boolean;
+  /** Told of every answer, for a scenario that looks at when each was given. */
+  onAnswer?: (answer: Answer) => void;
+}
+
+/** One answer as onAnswer sees it. */
+export interface Answer {
+  target: string;
+  code: string;
+  status: number;
+  location: string | undefined;
+  sentAt: number;
+  answeredAt: number;
 }
 
 /** One request, as the test may look at it while it is in flight. */
@@ -169,7 +186,18 @@ export class RedirectLoad {
           res.resume();
           res.on('end', () => {
             const status = res.statusCode ?? 0;
-            const right = res.headers.location === this.options.expected.get(code);
+            const { location } = res.headers;
+            const right = this.options.accepts
+              ? this.options.accepts(code, location)
+              : location === this.options.expected.get(code);
+            this.options.onAnswer?.({
+              target,
+              code,
+              status,
+              location,
+              sentAt: attempt.startedAt,
+              answeredAt: Date.now(),
+            });
             resolve(status === 302 && !right ? 'wrong-location' : status);
           });
           res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'EBODY'));

@@ -112,6 +112,11 @@ export async function settledCounts(
     if (total >= want && steady >= 2) return counts;
     await sleep(500);
   }
+  // Whether the pipeline was still catching up tells a slow machine from a loss.
+  process.stdout.write(
+    `\nnot settled within ${timeoutMs} ms: stored ${last} of ${want}, ` +
+      `${steady > 0 ? `unchanged over the last ${steady + 1} polls` : 'still changing'}\n`,
+  );
   return counts;
 }
 
@@ -154,9 +159,12 @@ export interface StorageCheck {
   rows: Map<string, number>;
 }
 
-/** Looks at analytics.visits and link_stats directly, under the API. */
-export async function checkStorage(codes: readonly string[]): Promise<StorageCheck> {
-  const db = new Client({ connectionString: testServers.databaseUrl });
+/** Looks at analytics.visits and link_stats directly, under the API (in the test database). */
+export async function checkStorage(
+  codes: readonly string[],
+  databaseUrl = testServers.databaseUrl,
+): Promise<StorageCheck> {
+  const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
     const visits = await db.query<{ url_id: string; rows: number; ids: number }>(

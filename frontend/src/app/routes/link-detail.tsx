@@ -1,8 +1,9 @@
-import { MESSAGES, type ShortLink, type Visit } from '@shortener/contracts/web';
+import { MESSAGES, type ShortLink, type UserData, type Visit } from '@shortener/contracts/web';
 import { useCallback, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
-import { RequireUser } from '../../features/auth';
-import { LinkDetail } from '../../features/links';
+import { RequireUser, useSession } from '../../features/auth';
+import { ErrorMessage, Loading } from '../../components/feedback';
+import { LinkDetail, useLinkLookup } from '../../features/links';
 import { LinkStats } from '../../features/stats';
 import { VisitorList } from '../../features/visitors';
 import { usePageTitle } from '../../lib/use-page-title';
@@ -10,36 +11,88 @@ import { usePageTitle } from '../../lib/use-page-title';
 export function LinkDetailRoute() {
   const { id = '' } = useParams();
   usePageTitle('Link details');
-  return (
-    <RequireUser>
-      {(user) => {
-        const link = user.urls.find((candidate) => candidate.urlID === id);
-        if (!link) return <UrlNotFound />;
-        return <LinkPage key={link.urlID} link={link} />;
-      }}
-    </RequireUser>
-  );
+  return <RequireUser>{(user) => <FindLink key={id} id={id} user={user} />}</RequireUser>;
 }
 
 /**
- * The spec's detail and visitor log, then the stats below them. Visits the stats' live
- * stream announces join the visitor log (newest first) and the detail's visitor count.
+ * The link among those the list has loaded (userData's page and those after it), or else
+ * asked of the server: an older link opened from a search, or by its address.
  */
-function LinkPage({ link }: { link: ShortLink }) {
+function FindLink({ id, user }: { id: string; user: UserData }) {
+  const { more, loadUser, removeLink } = useSession();
+  const loaded =
+    user.urls.find((candidate) => candidate.urlID === id) ??
+    more.find((candidate) => candidate.urlID === id);
+  const lookup = useLinkLookup(loaded ? null : id);
+  const reloadUser = useCallback(() => loadUser({ refresh: true }), [loadUser]);
+  const { reload } = lookup;
+  // Deleted elsewhere: out of the loaded list, or (looked up) asked again, to hear it is gone.
+  const gone = useCallback(() => {
+    removeLink(id);
+    void reload();
+  }, [removeLink, reload, id]);
+  if (loaded) {
+    return <LinkPage key={loaded.urlID} link={loaded} reload={reloadUser} onGone={gone} />;
+  }
+  if (lookup.status === 'error') return <ErrorMessage>{lookup.error}</ErrorMessage>;
+  if (lookup.link) {
+    return <LinkPage key={lookup.link.urlID} link={lookup.link} reload={reload} onGone={gone} />;
+  }
+  if (lookup.status === 'missing') return <UrlNotFound />;
+  return <Loading />;
+}
+
+/**
+ * The spec's detail, then what people came for, its stats, then the raw visitor log (issue
+ * 28). Visits the stats' live stream announces join the visitor log (newest first) and the
+ * detail's visitor count; when it says some were missed, the log is fetched again. Each time
+ * the log's first page comes from the server the count is fetched too, so the two agree.
+ * When the stream says the link was deleted, the link is forgotten (the page then says it is
+ * not found).
+ */
+interface LinkPageProps {
+  link: ShortLink;
+  /** Fetches the link's numbers again. */
+  reload: () => Promise<void>;
+  /** The link was deleted (the live stream says so). */
+  onGone: () => void;
+}
+
+function LinkPage({ link, reload, onGone }: LinkPageProps) {
   const [live, setLive] = useState<Visit[]>([]);
+  // Live visits already in link.visitCount: those shown when the user was last reloaded.
+  const [counted, setCounted] = useState(0);
+  const [refetches, setRefetches] = useState(0);
   const onLiveVisit = useCallback((visit: Visit) => {
-    const { _id, createdAt, userAgent, ipAddress } = visit;
+    const { _id, createdAt, userAgent, ipAddress, bot } = visit;
     setLive((shown) =>
       shown.some((known) => known._id === _id)
         ? shown
-        : [{ _id, createdAt, userAgent, ipAddress }, ...shown],
+        : [{ _id, createdAt, userAgent, ipAddress, bot }, ...shown],
     );
   }, []);
+  const shown = live.length;
+  const onLiveRefetch = useCallback(() => setRefetches((count) => count + 1), []);
+  const onLogRefreshed = useCallback(() => {
+    void reload().then(() => setCounted(shown));
+  }, [reload, shown]);
+  const visitCount = link.visitCount + live.length - counted;
   return (
     <>
-      <LinkDetail link={{ ...link, visitCount: link.visitCount + live.length }} />
-      <VisitorList urlID={link.urlID} live={live} />
-      <LinkStats urlID={link.urlID} onLiveVisit={onLiveVisit} />
+      <LinkDetail link={{ ...link, visitCount }} />
+      <LinkStats
+        urlID={link.urlID}
+        visitCount={visitCount}
+        onLiveVisit={onLiveVisit}
+        onLiveRefetch={onLiveRefetch}
+        onLinkGone={onGone}
+      />
+      <VisitorList
+        urlID={link.urlID}
+        live={live}
+        refetches={refetches}
+        onRefreshed={onLogRefreshed}
+      />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import type { UserData } from '@shortener/contracts/web';
+import { NEXT_CURSOR_HEADER, type ShortLink, type UserData } from '@shortener/contracts/web';
 import {
   createContext,
   useCallback,
@@ -12,12 +12,17 @@ import {
 import {
   clearAllCaches,
   clearCachedUser,
+  clearCachedVisitors,
   forgetSignIn,
   isSignedIn,
+  putLinkInCachedUser,
   readCachedUser,
+  readCachedUserPage,
   removeLinkFromCachedUser,
+  withLink,
   writeCachedUser,
 } from '../../lib/storage';
+import { useHydrated } from '../../lib/hydration';
 import { getUser } from './api/get-user';
 
 export type UserStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -25,7 +30,12 @@ export type UserStatus = 'idle' | 'loading' | 'ready' | 'error';
 interface SessionState {
   /** From the 'loggedIn' cookie, until the server says otherwise. */
   signedIn: boolean;
+  /** userData: the first page of the user's links (SPEC's list), as /api/user gave it. */
   user: UserData | null;
+  /** The pages after it the user asked for ("Load more"), kept in memory only. */
+  more: ShortLink[];
+  /** Where the page after the last one shown starts; null when nothing follows. */
+  nextCursor: string | null;
   status: UserStatus;
   error: string | null;
   /** The last known profile picture: the top bar keeps it while userData is refetched. */
@@ -37,26 +47,46 @@ export interface Session extends SessionState {
   loadUser: (options?: { refresh?: boolean }) => Promise<void>;
   /** After a shorten: the cached list is out of date and is fetched again when next needed. */
   forgetUser: () => void;
-  /** After a delete: the link leaves the cached userData and the list shown. */
+  /** After a delete: the link leaves the cached userData and the list shown; its cached visitors go. */
   removeLink: (urlID: string) => void;
+  /** After an edit or an undone delete: the link as the server answered, in the list and the cache. */
+  putLink: (link: ShortLink) => void;
   /** After a 401 or 'Unauthorized access': back to the sign-in prompt, caches cleared. */
   signOut: () => void;
+  /**
+   * Adds the page that starts at `after` to the list shown; dropped when the list has moved
+   * on meanwhile (reloaded, or that page already added).
+   */
+  appendLinks: (after: string, links: ShortLink[], nextCursor: string | null) => void;
 }
 
 const SessionContext = createContext<Session | null>(null);
 
+/**
+ * The session a prerendered page was rendered for (the build's prerender of the home page,
+ * once signed out and once signed in; main.tsx reads it back from the page). Only whether
+ * the visitor is signed in: their picture and links are the browser's to know.
+ */
+export interface ShellSession {
+  signedIn: boolean;
+}
+
 const SIGNED_OUT: SessionState = {
   signedIn: false,
   user: null,
+  more: [],
+  nextCursor: null,
   status: 'idle',
   error: null,
   picture: null,
 };
 
-function ready(user: UserData): SessionState {
+function ready(user: UserData, nextCursor: string | null): SessionState {
   return {
     signedIn: true,
     user,
+    more: [],
+    nextCursor,
     status: 'ready',
     error: null,
     picture: user.profilePicture || null,
@@ -65,12 +95,25 @@ function ready(user: UserData): SessionState {
 
 function initialState(): SessionState {
   if (!isSignedIn()) return SIGNED_OUT;
-  const cached = readCachedUser();
-  return cached ? ready(cached) : { ...SIGNED_OUT, signedIn: true };
+  const cached = readCachedUserPage();
+  return cached ? ready(cached.user, cached.nextCursor) : { ...SIGNED_OUT, signedIn: true };
 }
 
-export function SessionProvider({ children }: { children: ReactNode }) {
-  const [state, setState] = useState(initialState);
+export function SessionProvider({
+  children,
+  shell = { signedIn: false },
+}: {
+  children: ReactNode;
+  shell?: ShellSession;
+}) {
+  // The prerender runs at build time, where there is no cookie or storage to read.
+  const [state, setState] = useState(() =>
+    typeof document === 'undefined' ? SIGNED_OUT : initialState(),
+  );
+  // Until the prerendered page is taken over, the session it was rendered for: what the
+  // browser knows (the cookie, the cached picture) follows in the render right after.
+  const hydrated = useHydrated();
+  const presented = hydrated ? state : { ...SIGNED_OUT, signedIn: shell.signedIn };
   const inFlight = useRef<Promise<void> | null>(null);
   // Bumped whenever what the server told us goes stale, so a late answer is dropped.
   const generation = useRef(0);
@@ -88,9 +131,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         signOut();
         return Promise.resolve();
       }
-      const cached = refresh ? null : readCachedUser();
+      const cached = refresh ? null : readCachedUserPage();
       if (cached) {
-        setState(ready(cached));
+        // The pages loaded after the first stay while the first is the same one.
+        setState((current) =>
+          current.user && current.more.length > 0
+            ? { ...current, status: 'ready', error: null }
+            : ready(cached.user, cached.nextCursor),
+        );
         return Promise.resolve();
       }
       if (inFlight.current) return inFlight.current;
@@ -101,8 +149,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         .then((result) => {
           if (asked !== generation.current) return;
           if (result.ok) {
-            writeCachedUser(result.data);
-            setState(ready(result.data));
+            const nextCursor = result.headers.get(NEXT_CURSOR_HEADER) || null;
+            writeCachedUser(result.data, nextCursor);
+            setState(ready(result.data, nextCursor));
           } else if (result.signedOut) {
             signOut();
           } else {
@@ -122,7 +171,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     generation.current += 1;
     inFlight.current = null;
     clearCachedUser();
-    setState((current) => ({ ...current, user: null, status: 'idle', error: null }));
+    setState((current) => ({
+      ...current,
+      user: null,
+      more: [],
+      nextCursor: null,
+      status: 'idle',
+      error: null,
+    }));
   }, []);
 
   const removeLink = useCallback((urlID: string) => {
@@ -130,6 +186,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     // let the next load ask the server again.
     generation.current += 1;
     inFlight.current = null;
+    clearCachedVisitors(urlID);
     removeLinkFromCachedUser(urlID);
     setState((current) =>
       current.user
@@ -139,10 +196,44 @@ export function SessionProvider({ children }: { children: ReactNode }) {
               ...current.user,
               urls: current.user.urls.filter((link) => link.urlID !== urlID),
             },
+            more: current.more.filter((link) => link.urlID !== urlID),
           }
         : current,
     );
   }, []);
+
+  const putLink = useCallback((link: ShortLink) => {
+    // A refresh asked before the change may answer with the link as it was: drop it.
+    generation.current += 1;
+    inFlight.current = null;
+    setState((current) => {
+      if (!current.user) return current;
+      // A link of a page after the first (kept in memory only) is changed where it is.
+      if (current.more.some((known) => known.urlID === link.urlID)) {
+        return {
+          ...current,
+          more: current.more.map((known) => (known.urlID === link.urlID ? link : known)),
+        };
+      }
+      return { ...current, user: { ...current.user, urls: withLink(current.user.urls, link) } };
+    });
+    putLinkInCachedUser(link);
+  }, []);
+
+  const appendLinks = useCallback(
+    (after: string, links: ShortLink[], nextCursor: string | null) => {
+      setState((current) => {
+        if (!current.user || current.nextCursor !== after) return current;
+        const shown = new Set([...current.user.urls, ...current.more].map((link) => link.urlID));
+        return {
+          ...current,
+          more: [...current.more, ...links.filter((link) => !shown.has(link.urlID))],
+          nextCursor,
+        };
+      });
+    },
+    [],
+  );
 
   useEffect(() => {
     // Once per page load: a signed-out browser keeps nothing of an earlier session, and a
@@ -152,8 +243,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [loadUser]);
 
   const session = useMemo<Session>(
-    () => ({ ...state, loadUser, forgetUser, removeLink, signOut }),
-    [state, loadUser, forgetUser, removeLink, signOut],
+    () => ({ ...presented, loadUser, forgetUser, removeLink, putLink, signOut, appendLinks }),
+    [presented, loadUser, forgetUser, removeLink, putLink, signOut, appendLinks],
   );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ServiceMetrics } from '@shortener/chassis';
 
 export const INGEST_METRICS = Symbol('INGEST_METRICS');
@@ -11,6 +11,8 @@ export interface IngestMetrics {
   refusedByDatabase: Counter;
   batchDuration: Histogram;
   retries: Counter<'step'>;
+  /** Set by the Kafka source's lag reader (ConsumerLagReader); no series in the embedded mode. */
+  consumerLag: Gauge<'topic' | 'partition'>;
 }
 
 /** What an operator watches of the consumer, on the service's registry. */
@@ -52,6 +54,12 @@ export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics
       name: 'analytics_batch_retries_total',
       help: 'Batches retried after a failure, by the step that failed (database, dead-letter)',
       labelNames: ['step'] as const,
+      registers,
+    }),
+    consumerLag: new Gauge({
+      name: 'analytics_consumer_lag',
+      help: "Visit events not yet committed by the consumer group, per partition (the topic's high watermark less the group's committed offset), read every CONSUMER_LAG_INTERVAL_MS",
+      labelNames: ['topic', 'partition'] as const,
       registers,
     }),
   };

@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { ServiceMetrics } from '@shortener/chassis';
 import { SERVICE_METRICS } from '@shortener/chassis-nest';
-import { VisitsModule } from '../visits/visits.module';
 import { createIngestMetrics, INGEST_METRICS } from './ingest.metrics';
+import { IngestRepository } from './ingest.repository';
 import { IngestService, VISIT_NOTIFIER, VISIT_SOURCE } from './ingest.service';
 import type { VisitNotifier } from './visit-notifier';
 import type { VisitSource } from './visit-source';
@@ -13,7 +13,6 @@ export class IngestModule {
   static forRoot(source: VisitSource, notifier: VisitNotifier): DynamicModule {
     return {
       module: IngestModule,
-      imports: [VisitsModule],
       providers: [
         {
           provide: INGEST_METRICS,
@@ -22,6 +21,7 @@ export class IngestModule {
         },
         { provide: VISIT_SOURCE, useValue: source },
         { provide: VISIT_NOTIFIER, useValue: notifier },
+        IngestRepository,
         IngestService,
       ],
     };

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import type { AnalyticsConfig } from '../config';
-import type { StoreOutcome, VisitRow, VisitsRepository } from '../visits/visits.repository';
+import type { IngestRepository, StoreOutcome, VisitRow } from './ingest.repository';
 import { createIngestMetrics } from './ingest.metrics';
 import pino from 'pino';
 import {
@@ -66,7 +66,7 @@ function service(visits: FakeVisits, notices: StoredVisits[] = []): IngestServic
   const config = { INGEST_CHUNK_ROWS: 5000, USER_AGENT_CACHE_SIZE: 10, ANONYMIZE_IP: false };
   const source: VisitSource = { start: () => undefined, stop: () => Promise.resolve() };
   return new IngestService(
-    visits as unknown as VisitsRepository,
+    visits as unknown as IngestRepository,
     metrics,
     config as AnalyticsConfig,
     pino({ level: 'silent' }),

@@ -7,9 +7,9 @@ import {
 import type { Logger } from 'pino';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
-import { VisitsRepository, type VisitRow } from '../visits/visits.repository';
 import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
+import { IngestRepository, type VisitRow } from './ingest.repository';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
 import type { VisitNotifier } from './visit-notifier';
@@ -45,7 +45,7 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
   private readonly visitorKeys: VisitorKeys;
 
   constructor(
-    @Inject(VisitsRepository) private readonly visits: VisitsRepository,
+    @Inject(IngestRepository) private readonly visits: IngestRepository,
     @Inject(INGEST_METRICS) readonly metrics: IngestMetrics,
     @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
     @Inject(SERVICE_LOGGER) readonly logger: Logger,

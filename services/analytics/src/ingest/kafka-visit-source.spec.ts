@@ -25,11 +25,19 @@ function fakeKafka() {
       return Promise.resolve();
     },
   };
+  // The lag reader's admin client: an empty topic, nothing committed.
+  const admin = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    fetchTopicOffsets: () => Promise.resolve([]),
+    fetchOffsets: () => Promise.resolve([]),
+  };
   const kafka = {
     consumer: (config: ConsumerConfig) => {
       options = config;
       return consumer;
     },
+    admin: () => admin,
   } as unknown as Kafka;
   return {
     kafka,
@@ -82,6 +90,7 @@ async function startSource(sessionTimeoutMs: number, ingest: VisitSink['ingest']
       VISITS_TOPIC: 'visits',
       INGEST_CONCURRENCY: 1,
       KAFKA_SESSION_TIMEOUT_MS: sessionTimeoutMs,
+      CONSUMER_LAG_INTERVAL_MS: 60_000,
     },
     logger,
   );

@@ -4,14 +4,20 @@ import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import { retry, retryForever, type Adapter } from '@shortener/chassis';
 import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
-import { VISIT_EVENT_SCHEMA_VERSION } from '@shortener/contracts';
+import { encodeVisitEvent, readVisitTraces, VISIT_TRACES_HEADER } from '@shortener/contracts';
+import { inLinkedSpan } from '@shortener/telemetry';
+import { ConsumerLagReader } from './consumer-lag';
 import { DeadLetterProducer, DLQ_PART_HEADER, type RejectedMessage } from './dead-letter.producer';
 import type { Unstored } from './visit-batch';
 import type { VisitSink, VisitSource } from './visit-source';
 
 type KafkaSourceConfig = Pick<
   AnalyticsConfig,
-  'KAFKA_CONSUMER_GROUP' | 'VISITS_TOPIC' | 'INGEST_CONCURRENCY' | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_CONSUMER_GROUP'
+  | 'VISITS_TOPIC'
+  | 'INGEST_CONCURRENCY'
+  | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'CONSUMER_LAG_INTERVAL_MS'
 >;
 
 const RETRY_INITIAL_MS = 250;
@@ -33,9 +39,19 @@ function nextOffset(batch: Batch): string {
 }
 
 /**
+ * The trace contexts a batch's records carry (their trace headers): records without one, or
+ * with a header that cannot be read, add none, and are stored all the same.
+ */
+export function batchTraces(batch: Pick<Batch, 'messages'>) {
+  return batch.messages.flatMap((message) =>
+    readVisitTraces(message.headers?.[VISIT_TRACES_HEADER]),
+  );
+}
+
+/**
  * What cannot be stored, for the dead-letter topic, with why: the message as it came or, for one
- * event of a packed record, that event alone as a one-event message (the version-1 JSON a
- * consumer reads as any other), with its place in the record.
+ * event of a packed record, that event alone as a one-event message (encodeVisitEvent: the JSON
+ * a consumer reads as any other), with its place in the record.
  */
 export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>): RejectedMessage {
   const message = {
@@ -48,9 +64,7 @@ export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>
   if (part === undefined) return message;
   return {
     ...message,
-    value: Buffer.from(
-      JSON.stringify({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...part.event }),
-    ),
+    value: encodeVisitEvent(part.event),
     headers: { ...origin.headers, [DLQ_PART_HEADER]: `${part.index}/${part.count}` },
   };
 }
@@ -68,6 +82,7 @@ export class KafkaVisitSource implements VisitSource {
   private problem = 'not connected to Kafka yet';
   private readonly stopping = new AbortController();
   private sink: VisitSink | undefined;
+  private lag: ConsumerLagReader | undefined;
   private readonly heartbeatMs: number;
 
   constructor(
@@ -83,6 +98,17 @@ export class KafkaVisitSource implements VisitSource {
   start(sink: VisitSink): void {
     this.sink = sink;
     this.connectInBackground();
+    this.lag = new ConsumerLagReader(
+      this.kafka,
+      {
+        groupId: this.config.KAFKA_CONSUMER_GROUP,
+        topic: this.config.VISITS_TOPIC,
+        everyMs: this.config.CONSUMER_LAG_INTERVAL_MS,
+      },
+      sink.metrics.consumerLag,
+      this.logger,
+    );
+    this.lag.start();
   }
 
   /** Ready once the consumer has joined its group, and as long as it has not crashed. */
@@ -96,7 +122,7 @@ export class KafkaVisitSource implements VisitSource {
     const consumer = this.consumer;
     this.consumer = undefined;
     try {
-      await consumer?.disconnect();
+      await Promise.all([consumer?.disconnect(), this.lag?.stop()]);
     } finally {
       await this.deadLetters.close();
     }
@@ -196,8 +222,20 @@ export class KafkaVisitSource implements VisitSource {
       {
         name: 'database',
         run: async () => {
-          const unstored = await sink.ingest(
-            batch.messages.map((message) => ({ value: message.value, origin: message })),
+          // Traced, the store links to the redirect requests whose visits it stores (a batch
+          // holds many: links, not a parent), as the records' trace headers name them.
+          const unstored = await inLinkedSpan(
+            'visits store',
+            () => batchTraces(batch),
+            {
+              'messaging.destination.name': batch.topic,
+              'messaging.destination.partition.id': String(batch.partition),
+              'messaging.batch.message_count': batch.messages.length,
+            },
+            () =>
+              sink.ingest(
+                batch.messages.map((message) => ({ value: message.value, origin: message })),
+              ),
           );
           letters = unstored.map(rejectedMessage);
         },

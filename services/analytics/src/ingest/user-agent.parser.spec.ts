@@ -72,6 +72,26 @@ describe('UserAgentParser', () => {
     expect(parser.parse('').bot).toBe(false);
   });
 
+  it('names a bot that no browser name fits by its own name: Googlebot as Googlebot', () => {
+    const parser = new UserAgentParser();
+    const browser = (userAgent: string) => parser.parse(userAgent).browser;
+    expect(
+      browser('Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'),
+    ).toBe('Googlebot');
+    expect(browser('Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)')).toBe(
+      'bingbot',
+    );
+    expect(browser('Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)')).toBe('Slackbot');
+    expect(
+      browser('facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)'),
+    ).toBe('facebookexternalhit');
+    expect(browser('curl/8.5.0')).toBe('curl');
+    expect(browser('python-requests/2.31.0')).toBe('python-requests');
+    // A name the browser parser knows stays; what names nothing stays Unknown.
+    expect(browser(CHROME_WINDOWS)).toBe('Chrome');
+    expect(browser('x'.repeat(1024))).toBe(UNKNOWN);
+  });
+
   it('parses a repeated User-Agent once', () => {
     const parser = new UserAgentParser(10);
     const first = parser.parse(CHROME_WINDOWS);

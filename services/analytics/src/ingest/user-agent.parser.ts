@@ -31,6 +31,18 @@ function deviceOf(type: string | undefined, browser: string | undefined, bot: bo
 }
 
 /**
+ * What a bot calls itself, for one that no browser name fits: the word ending in bot,
+ * crawler, spider or externalhit (Googlebot, bingbot, facebookexternalhit), else the
+ * product at the start of a User-Agent that does not pose as Mozilla (curl/8.5.0).
+ */
+export function botName(userAgent: string): string | null {
+  const named = /\b([a-z][\w-]*?(?:bot|crawler|spider|externalhit))\b/i.exec(userAgent)?.[1];
+  if (named) return named;
+  const product = /^([a-z][\w.-]*)\//i.exec(userAgent)?.[1];
+  return product && product !== 'Mozilla' ? product : null;
+}
+
+/**
  * User-Agent → platform (OS name), browser (browser name) and device, through ua-parser-js,
  * and whether it is a bot, through isbot.
  * Parsing costs about 130 µs, far more than the rest of an event's ingest, while real
@@ -56,7 +68,9 @@ export class UserAgentParser {
     const bot = isbot(userAgent);
     const parsed: ParsedUserAgent = Object.freeze({
       platform: this.parser.getOS().name || UNKNOWN,
-      browser: browser || UNKNOWN,
+      // A bot is named as it names itself (Googlebot), so the visitor log and the stats
+      // say which one came instead of 'Unknown'.
+      browser: browser || (bot ? botName(userAgent) : null) || UNKNOWN,
       device: deviceOf(this.parser.getDevice().type, browser, bot),
       bot,
     });

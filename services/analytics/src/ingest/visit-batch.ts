@@ -1,13 +1,11 @@
 import {
-  checkRecordedVisit,
+  decodeVisits,
   DIRECT_REFERRER,
-  isVisitRecord,
-  parseVisitEvent,
-  readVisitRecord,
   type RecordedVisit,
   type VisitEvent,
+  type VisitEventParse,
 } from '@shortener/contracts';
-import type { VisitRow } from '../visits/visits.repository';
+import type { VisitRow } from './ingest.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
 /**
@@ -119,14 +117,15 @@ export function unstorable(event: VisitEvent): string | undefined {
 
 /**
  * Parses and checks a batch: events to store, and those that cannot be, with their origins. A
- * message is one JSON event or a packed record of many; a record that cannot be read is
- * refused whole, an event of a readable record that fails its check is refused alone.
+ * message is one JSON event or a packed record of many (the contracts' decodeVisits reads
+ * both); a message that cannot be read is refused whole, an event of a readable record that
+ * fails its check is refused alone.
  */
 export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
   const events: VisitEvent[] = [];
   const origins: EventOrigin<Origin>[] = [];
   const rejected: Unstored<Origin>[] = [];
-  const accept = (parsed: ReturnType<typeof parseVisitEvent>, from: EventOrigin<Origin>): void => {
+  const accept = (parsed: VisitEventParse, from: EventOrigin<Origin>): void => {
     const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
     if (reason !== undefined || !parsed.ok) {
       rejected.push({ ...from, reason: reason ?? 'invalid event' });
@@ -136,19 +135,20 @@ export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): Parse
     origins.push(from);
   };
   for (const item of incoming) {
-    if (isVisitRecord(item.value)) {
-      const record = readVisitRecord(item.value);
-      if (!record.ok) {
-        rejected.push({ origin: item.origin, reason: record.reason });
-        continue;
-      }
-      const count = record.events.length;
-      for (const [at, event] of record.events.entries()) {
-        const part = { index: at + 1, count, event };
-        accept(checkRecordedVisit(event), { origin: item.origin, part });
-      }
-    } else {
-      accept(parseVisitEvent(item.value), { origin: item.origin });
+    const message = decodeVisits(item.value);
+    if (!message.ok) {
+      rejected.push({ origin: item.origin, reason: message.reason });
+      continue;
+    }
+    const { recorded } = message;
+    if (recorded === undefined) {
+      accept(message.events[0]!, { origin: item.origin });
+      continue;
+    }
+    const count = recorded.length;
+    for (const [at, event] of recorded.entries()) {
+      const part = { index: at + 1, count, event };
+      accept(message.events[at]!, { origin: item.origin, part });
     }
   }
   return { events, origins, rejected };

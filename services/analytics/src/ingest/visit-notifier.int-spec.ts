@@ -3,7 +3,7 @@ import pino from 'pino';
 import Redis from 'ioredis';
 import { storedVisitsChannel, type StoredVisits } from '@shortener/contracts';
 import { testServers, waitFor } from '@shortener/testkit';
-import type { VisitRow } from '../visits/visits.repository';
+import type { VisitRow } from './ingest.repository';
 import { InProcessLiveVisits, redisVisitNotifier } from './visit-notifier';
 
 /** Links of one test: a prefix of their own, for the pattern that observes them. */

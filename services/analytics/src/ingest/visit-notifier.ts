@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis } from '@shortener/chassis-redis';
 import { storedVisitsChannel, type LiveVisit, type StoredVisits } from '@shortener/contracts';
-import type { VisitRow } from '../visits/visits.repository';
+import type { VisitRow } from './ingest.repository';
 
 /**
  * Told of the visits stored, after their transaction commits: the live stream of the web app.

@@ -1,5 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { VISITOR_KEY_RETENTION_DAYS } from '../visits/visits.repository';
+
+/** Days a visitor key is kept after its day; a later event of that day gets a new key. */
+export const VISITOR_KEY_RETENTION_DAYS = 7;
 
 /** Bytes of the keyed hash kept per visitor-day: 128 bits, far from any collision. */
 const VISITOR_HASH_BYTES = 16;

@@ -1,5 +1,12 @@
 import { CreateAnalytics1763950000000 } from './1763950000000-create-analytics';
 import { VisitStats1764000000000 } from './1764000000000-visit-stats';
+import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
+import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
 
 /** Every migration of the `analytics` schema, oldest first. */
-export const analyticsMigrations = [CreateAnalytics1763950000000, VisitStats1764000000000];
+export const analyticsMigrations = [
+  CreateAnalytics1763950000000,
+  VisitStats1764000000000,
+  AliasCodes1796100000000,
+  PartitionVisits1796200000000,
+];

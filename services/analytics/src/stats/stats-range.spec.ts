@@ -1,4 +1,4 @@
-import { statsWindow, topList } from './stats-range';
+import { previousWindow, statsWindow, topList } from './stats-range';
 
 const at = (iso: string) => Date.parse(iso);
 const none = { createdAt: null, firstVisit: null };
@@ -33,6 +33,24 @@ describe('statsWindow', () => {
       statsWindow('all', now, { createdAt: made, firstVisit: at('2026-11-19T23:00:00Z') }).buckets,
     ).toHaveLength(6);
     expect(statsWindow('all', now, none).buckets).toEqual([at('2026-11-24T00:00:00Z')]);
+  });
+});
+
+describe('previousWindow', () => {
+  const now = at('2026-11-24T10:17:05.123Z');
+
+  it('is the window moved back by its range: the same hours of the day, days before', () => {
+    const day = statsWindow('24h', now, none);
+    expect(previousWindow(day)).toEqual({ from: day.from - 86_400_000, to: day.to - 86_400_000 });
+    expect(previousWindow(statsWindow('7d', now, none))).toEqual({
+      from: at('2026-11-11T00:00:00Z'),
+      to: at('2026-11-17T10:17:05.123Z'),
+    });
+    expect(previousWindow(statsWindow('30d', now, none))?.from).toBe(at('2026-09-26T00:00:00Z'));
+  });
+
+  it("is none for 'all', which has nothing before it", () => {
+    expect(previousWindow(statsWindow('all', now, none))).toBeNull();
   });
 });
 

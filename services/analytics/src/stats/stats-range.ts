@@ -44,6 +44,24 @@ export function statsWindow(
   return { range, interval: 'day', from, to: now, buckets: steps(from, now, DAY_MS) };
 }
 
+/** How long each range but `all` is: its previous period is this much earlier. */
+const RANGE_LENGTH: Record<Exclude<StatsRange, 'all'>, number> = {
+  '24h': DAY_MS,
+  '7d': 7 * DAY_MS,
+  '30d': 30 * DAY_MS,
+};
+
+/**
+ * The period a window is compared with: the window moved back by its range's length, so
+ * today's partial day (or the current partial hour) meets the same part of the one before.
+ * None for `all`.
+ */
+export function previousWindow(window: StatsWindow): { from: number; to: number } | null {
+  if (window.range === 'all') return null;
+  const length = RANGE_LENGTH[window.range];
+  return { from: window.from - length, to: window.to - length };
+}
+
 function steps(from: number, to: number, size: number): number[] {
   const buckets: number[] = [];
   for (let start = from; start <= to; start += size) buckets.push(start);

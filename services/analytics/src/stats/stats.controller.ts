@@ -1,24 +1,14 @@
 import { once } from 'node:events';
-import {
-  BadRequestException,
-  Controller,
-  Get,
-  Inject,
-  Param,
-  Query,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { BadRequestException, Controller, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import {
   DEFAULT_STATS_RANGE,
+  internalApi,
   isShortCode,
-  statsRangeSchema,
-  STATS_RANGES,
   VISITS_CSV_COLUMNS,
   type LinkStats,
 } from '@shortener/contracts';
-import { InternalAuthGuard } from '@shortener/chassis-nest';
+import { Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import { StatsRepository } from './stats.repository';
 import { csvLine } from './visits-csv';
 
@@ -31,40 +21,28 @@ function codeOf(code: string): string {
 }
 
 /** The stats and the CSV export the gateway serves, for a link it has checked is the user's. */
-@Controller('internal')
-@UseGuards(InternalAuthGuard)
+@Controller()
 export class StatsController {
   constructor(@Inject(StatsRepository) private readonly stats: StatsRepository) {}
 
-  @Get('stats/:code')
+  @Route(internalApi.linkStats)
   async get(
-    @Param('code') code: string,
-    @Query('range') rawRange: unknown,
-    @Query('createdAt') rawCreatedAt: unknown,
+    @Input() { params, query }: RouteInput<typeof internalApi.linkStats>,
   ): Promise<LinkStats> {
-    const range = statsRangeSchema.safeParse(rawRange ?? DEFAULT_STATS_RANGE);
-    if (!range.success) {
-      throw new BadRequestException(`range must be one of ${STATS_RANGES.join(', ')}`);
-    }
-    let createdAt: number | null = null;
-    if (rawCreatedAt !== undefined) {
-      createdAt =
-        typeof rawCreatedAt === 'string' && /^\d{1,15}$/.test(rawCreatedAt)
-          ? Number(rawCreatedAt)
-          : NaN;
-      if (Number.isNaN(createdAt))
-        throw new BadRequestException('createdAt must be a time in milliseconds');
-    }
-    return this.stats.stats(codeOf(code), range.data, createdAt);
+    const range = query.range ?? DEFAULT_STATS_RANGE;
+    return this.stats.stats(codeOf(params.code), range, query.createdAt ?? null);
   }
 
   /**
    * Every visit of a link as CSV, oldest first, streamed a page at a time: never all of them
    * in memory, and it stops reading when the caller goes away.
    */
-  @Get('visits/:code/csv')
-  async csv(@Param('code') rawCode: string, @Res() res: Response): Promise<void> {
-    const code = codeOf(rawCode);
+  @Route(internalApi.visitsCsv)
+  async csv(
+    @Input() { params }: RouteInput<typeof internalApi.visitsCsv>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const code = codeOf(params.code);
     res.status(200);
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     let gone = false;

@@ -41,10 +41,11 @@ function newCode(): string {
   return Array.from({ length: 7 }, () => SHORT_CODE_ALPHABET[randomInt(62)]).join('');
 }
 
-/** ua-parser-js's names, which the stats report as they are. */
+/** ua-parser-js's names, which the stats report as they are; a bot it cannot name by its own. */
 function named(userAgent: string): { browser: string; os: string } {
   const parser = new UAParser(userAgent);
-  return { browser: parser.getBrowser().name ?? 'Unknown', os: parser.getOS().name ?? 'Unknown' };
+  const bot = userAgent === GOOGLEBOT ? 'Googlebot' : 'Unknown';
+  return { browser: parser.getBrowser().name ?? bot, os: parser.getOS().name ?? 'Unknown' };
 }
 
 function tally(values: string[]): Array<{ name: string; visits: number }> {
@@ -207,6 +208,44 @@ describe('analytics stats', () => {
     expect(again.body.totals).toEqual({ visits: 9, humans: 7, bots: 2, uniqueVisitors: 8 });
   });
 
+  it('counts the period before each range beside it: none for all', async () => {
+    const code = newCode();
+    const now = Date.now();
+    const visits: VisitEvent[] = [
+      // Now: in every range.
+      event(code, { ip: '8.8.8.8' }),
+      // 25 hours ago: in the 24h before the last 24h, and in this week.
+      event(code, { ip: '8.8.8.8', timestamp: now - 25 * 3_600_000 }),
+      event(code, { ip: '1.1.1.1', userAgent: GOOGLEBOT, timestamp: now - 25 * 3_600_000 }),
+      // Ten days ago: the week before this one; in this 30 days.
+      event(code, { ip: '8.8.4.4', timestamp: now - 10 * DAY }),
+      // Forty days ago: the 30 days before these.
+      event(code, { ip: '8.8.4.4', timestamp: now - 40 * DAY }),
+    ];
+    await produce(visits);
+    await waitFor(async () => (await count(code)) === visits.length, {
+      what: `${visits.length} visits of ${code}`,
+      timeoutMs: 30_000,
+    });
+
+    const day = (await stats(code, '?range=24h')).body;
+    expect(day.totals.visits).toBe(1);
+    expect(day.previous).toEqual({
+      from: day.from - DAY,
+      to: day.to - DAY,
+      visits: 2,
+      humans: 1,
+      bots: 1,
+    });
+    const week = (await stats(code, '?range=7d')).body;
+    expect(week.totals.visits).toBe(3);
+    expect(week.previous).toMatchObject({ from: week.from - 7 * DAY, visits: 1, bots: 0 });
+    const month = (await stats(code, '?range=30d')).body;
+    expect(month.totals.visits).toBe(4);
+    expect(month.previous).toMatchObject({ from: month.from - 30 * DAY, visits: 1 });
+    expect((await stats(code, '?range=all')).body.previous).toBeUndefined();
+  });
+
   it('exports every visit as CSV that a CSV parser reads back, formula-safe', async () => {
     const code = newCode();
     const visits = [
@@ -237,6 +276,24 @@ describe('analytics stats', () => {
       referrer: 'https://a.example/,b',
       bot: 'true',
     });
+  });
+
+  it('exports no cell a spreadsheet would run, whatever its list separator (OWASP CSV-injection payloads)', async () => {
+    const code = newCode();
+    const payloads = ['=1+1', '+1+1', '-1+1', '@SUM(1+1)', '\t=1+1', '\r=1+1'];
+    const referrers = ['', 'x,', 'x;'].flatMap((before) => payloads.map((p) => `${before}${p};`));
+    await produce(referrers.map((referrer) => event(code, { referrer })));
+    await waitFor(async () => (await count(code)) === referrers.length, { what: 'the visits' });
+    const text = await (await csv(code)).text();
+    // Every piece a spreadsheet could make a cell of: split at each comma, semicolon, tab or
+    // line break, quoting ignored, without the quote and spaces a piece may start with.
+    const cells = text.split(/[,;\t\r\n]/).map((piece) => piece.replace(/^[" ]+/, ''));
+    expect(cells.filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
+    // And each referrer still reads back whole, only apostrophes added.
+    const records = parse<Record<string, string>>(text, { columns: true });
+    expect(records.map((record) => record['referrer']!.replaceAll("'", '')).sort()).toEqual(
+      [...referrers].sort(),
+    );
   });
 
   it('streams the CSV through the client (what the gateway does)', async () => {

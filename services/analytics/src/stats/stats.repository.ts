@@ -1,10 +1,13 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import type { LinkStats, StatsRange } from '@shortener/contracts';
-import { statsWindow, topList, type StatsWindow } from './stats-range';
+import { connected } from '../visits/analytics-database';
+import { DIMENSIONS, type Dimension } from '../visits/rollups';
+import { previousWindow, statsWindow, topList, type StatsWindow } from './stats-range';
 
 type SeriesPoint = LinkStats['series'][number];
+type Queryable = Pick<EntityManager, 'query'>;
 
 export interface ExportedVisit {
   id: string;
@@ -17,9 +20,6 @@ export interface ExportedVisit {
   referrer: string | null;
   bot: boolean;
 }
-
-const DIMENSIONS = ['browser', 'os', 'device', 'referrer', 'country'] as const;
-type Dimension = (typeof DIMENSIONS)[number];
 
 interface Sums {
   visits: string | null;
@@ -44,7 +44,20 @@ export class StatsRepository {
     createdAt: number | null,
     now = Date.now(),
   ): Promise<LinkStats> {
-    const db = this.db();
+    // One snapshot for every number: run apart, the totals could be read after a batch of
+    // visits was stored and the unique visitors before it (seen: 4 visits, 0 visitors).
+    return connected(this.database).transaction('REPEATABLE READ', (db) =>
+      this.read(db, code, range, createdAt, now),
+    );
+  }
+
+  private async read(
+    db: Queryable,
+    code: string,
+    range: StatsRange,
+    createdAt: number | null,
+    now: number,
+  ): Promise<LinkStats> {
     let firstVisit: number | null = null;
     if (range === 'all') {
       const [first]: { first: Date | null }[] = await db.query(
@@ -54,12 +67,13 @@ export class StatsRepository {
       firstVisit = first?.first ? first.first.getTime() : null;
     }
     const window = statsWindow(range, now, { createdAt, firstVisit });
-    const [series, totals, uniqueVisitors, lists] = await Promise.all([
-      this.series(db, code, window),
-      range === 'all' ? this.allTime(db, code) : null,
-      this.uniqueVisitors(db, code, window),
-      this.breakdowns(db, code, window),
-    ]);
+    const before = previousWindow(window);
+    // In turn: a transaction has one connection.
+    const series = await this.series(db, code, window);
+    const totals = range === 'all' ? await this.sums(db, code, null) : null;
+    const uniqueVisitors = await this.uniqueVisitors(db, code, window);
+    const lists = await this.breakdowns(db, code, window);
+    const previous = before ? await this.sums(db, code, before) : null;
     const summed = totals ?? {
       visits: series.reduce((sum, point) => sum + point.visits, 0),
       humans: series.reduce((sum, point) => sum + point.humans, 0),
@@ -83,11 +97,35 @@ export class StatsRepository {
         code,
         visits,
       })),
+      ...(before && previous ? { previous: { ...before, ...previous } } : {}),
     };
   }
 
+  /**
+   * Visits, people and bots in the hours from `from` to `to` (both included, as the series),
+   * or of all time, whatever the timestamps (then equal to the link's visit count).
+   */
+  private async sums(
+    db: Queryable,
+    code: string,
+    span: { from: number; to: number } | null,
+  ): Promise<{ visits: number; humans: number; bots: number }> {
+    const [row]: Sums[] = span
+      ? await db.query(
+          `SELECT sum(visits) AS visits, sum(humans) AS humans, sum(bots) AS bots
+           FROM analytics.visit_hours WHERE url_id = $1 AND hour >= $2 AND hour <= $3`,
+          [code, new Date(span.from), new Date(span.to)],
+        )
+      : await db.query(
+          `SELECT sum(visits) AS visits, sum(humans) AS humans, sum(bots) AS bots
+           FROM analytics.visit_hours WHERE url_id = $1`,
+          [code],
+        );
+    return { visits: count(row?.visits), humans: count(row?.humans), bots: count(row?.bots) };
+  }
+
   /** Every bucket of the window, zeros included, oldest first. */
-  private async series(db: DataSource, code: string, window: StatsWindow): Promise<SeriesPoint[]> {
+  private async series(db: Queryable, code: string, window: StatsWindow): Promise<SeriesPoint[]> {
     const rows: Array<Sums & { bucket: Date }> = await db.query(
       `SELECT date_trunc($4, hour, 'UTC') AS bucket,
               sum(visits) AS visits, sum(humans) AS humans, sum(bots) AS bots
@@ -103,24 +141,11 @@ export class StatsRepository {
     });
   }
 
-  /** All time, whatever the timestamps: equal to the link's visit count. */
-  private async allTime(
-    db: DataSource,
-    code: string,
-  ): Promise<{ visits: number; humans: number; bots: number }> {
-    const [row]: Sums[] = await db.query(
-      `SELECT sum(visits) AS visits, sum(humans) AS humans, sum(bots) AS bots
-       FROM analytics.visit_hours WHERE url_id = $1`,
-      [code],
-    );
-    return { visits: count(row?.visits), humans: count(row?.humans), bots: count(row?.bots) };
-  }
-
   /**
    * Visitor-days in the window: for day ranges the days in it; for 24h those whose visitor
    * came back within it (a visitor-day's last visit is in the window).
    */
-  private async uniqueVisitors(db: DataSource, code: string, window: StatsWindow): Promise<number> {
+  private async uniqueVisitors(db: Queryable, code: string, window: StatsWindow): Promise<number> {
     const [row]: { visitors: number }[] =
       window.range === 'all'
         ? await db.query(
@@ -143,7 +168,7 @@ export class StatsRepository {
   }
 
   private async breakdowns(
-    db: DataSource,
+    db: Queryable,
     code: string,
     window: StatsWindow,
   ): Promise<Map<Dimension, Map<string, number>>> {
@@ -185,21 +210,16 @@ export class StatsRepository {
   ): Promise<ExportedVisit[]> {
     const columns = `id, created_at, ip_address, country, platform, browser, device, referrer, bot`;
     return after
-      ? this.db().query(
+      ? connected(this.database).query(
           `SELECT ${columns} FROM analytics.visits
            WHERE url_id = $1 AND (created_at, id) > ($2::timestamptz, $3::uuid)
            ORDER BY created_at, id LIMIT $4`,
           [code, after.createdAt, after.id, limit],
         )
-      : this.db().query(
+      : connected(this.database).query(
           `SELECT ${columns} FROM analytics.visits WHERE url_id = $1
            ORDER BY created_at, id LIMIT $2`,
           [code, limit],
         );
-  }
-
-  private db(): DataSource {
-    if (!this.database.isConnected) throw new ServiceUnavailableException('Database unavailable');
-    return this.database.dataSource;
   }
 }

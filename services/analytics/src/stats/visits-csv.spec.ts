@@ -24,4 +24,33 @@ describe('CSV cells', () => {
     expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
     expect(csvCell('a=b')).toBe('a=b');
   });
+
+  // OWASP's CSV-injection payloads, where a spreadsheet could start a cell: at the start of
+  // the value, and after a separator a spreadsheet may split on (its list separator is `;` in
+  // many locales, tab when pasted) or a line break.
+  const PAYLOADS = ['=1+1', '+1+1', '-1+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', ' =1+1'];
+  const BEFORE = ['', 'x,', 'x;', 'x\t', 'x\n', 'x;;'];
+
+  it.each(BEFORE.flatMap((before) => PAYLOADS.map((payload) => `${before}${payload};`)))(
+    'leave no cell of %j starting a formula, however a spreadsheet splits it',
+    (value) => {
+      for (const cell of spreadsheetCells(csvLine(['a', value, 'b']))) {
+        expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+      }
+    },
+  );
+
+  it('keep the value readable: one apostrophe before each formula start', () => {
+    expect(csvCell('x;=1+1;')).toBe("x;'=1+1;");
+    expect(csvCell('\t=1')).toBe("'\t'=1");
+    expect(csvCell('https://a.example/?q=a-b;c@d')).toBe('https://a.example/?q=a-b;c@d');
+  });
 });
+
+/**
+ * The cells a spreadsheet could make of a line: split at every comma, semicolon, tab or line
+ * break whatever the quoting, each piece without the quote and spaces it may start with.
+ */
+function spreadsheetCells(line: string): string[] {
+  return line.split(/[,;\t\r\n]/).map((piece) => piece.replace(/^[" ]+/, ''));
+}

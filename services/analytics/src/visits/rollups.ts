@@ -1,6 +1,9 @@
-/** The breakdown dimensions; a breakdown row names its dimension by its index here. */
+/**
+ * The breakdown dimensions, as the breakdown tables name them: ingest writes them (a breakdown
+ * row of rollupsOf names its dimension by its index here), the stats read them back.
+ */
 export const DIMENSIONS = ['browser', 'os', 'device', 'referrer', 'country'] as const;
-type Dimension = (typeof DIMENSIONS)[number];
+export type Dimension = (typeof DIMENSIONS)[number];
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

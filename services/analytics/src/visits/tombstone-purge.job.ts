@@ -8,20 +8,24 @@ import type { Logger } from 'pino';
 import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
-import { VISITOR_KEY_RETENTION_DAYS, VisitsRepository } from './visits.repository';
+import { VISITOR_KEY_RETENTION_DAYS } from '../ingest/visitors';
+import { PurgesRepository } from './purges.repository';
+import { PartitionsRepository } from './partitions.repository';
 
 /**
  * Tombstones only need to outlive the events still on their way for a deleted link; past the
  * retention they go, so the table does not grow with every link ever deleted. The same round
  * drops what the stats keep only a while: hourly breakdowns past two days, visitor keys a
- * week after their day.
+ * week after their day. And it keeps the monthly partitions of the visits: the months ahead
+ * made, those past VISIT_RETENTION_MONTHS dropped (their rollups stay).
  */
 @Injectable()
 export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private job: PeriodicJob | undefined;
 
   constructor(
-    @Inject(VisitsRepository) private readonly visits: VisitsRepository,
+    @Inject(PurgesRepository) private readonly purges: PurgesRepository,
+    @Inject(PartitionsRepository) private readonly partitions: PartitionsRepository,
     @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
@@ -40,9 +44,13 @@ export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async purge(): Promise<void> {
-    const purged = await this.visits.purgeTombstones(this.config.TOMBSTONE_RETENTION_DAYS);
+    const months = await this.partitions.maintain(this.config.VISIT_RETENTION_MONTHS);
+    if (months.created.length > 0 || months.dropped.length > 0) {
+      this.logger.info(months, 'visit partitions made ahead and dropped past retention');
+    }
+    const purged = await this.purges.purgeTombstones(this.config.TOMBSTONE_RETENTION_DAYS);
     if (purged > 0) this.logger.info({ purged }, 'old tombstones purged');
-    const expired = await this.visits.purgeShortLived(VISITOR_KEY_RETENTION_DAYS);
+    const expired = await this.purges.purgeShortLived(VISITOR_KEY_RETENTION_DAYS);
     if (expired.hours > 0 || expired.keys > 0) {
       this.logger.info(expired, 'old hourly breakdowns and visitor keys purged');
     }

@@ -1,63 +1,38 @@
+import { BadRequestException, Controller, Inject } from '@nestjs/common';
 import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
-import {
-  codesRequestSchema,
+  internalApi,
   isShortCode,
   VISITS_PAGE_DEFAULT,
-  VISITS_PAGE_MAX,
-  type CodesRequest,
   type VisitCounts,
   type VisitsDeleted,
   type VisitsPage,
 } from '@shortener/contracts';
-import { InternalAuthGuard } from '@shortener/chassis-nest';
+import { Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import { decodeCursor, encodeCursor } from './visit-cursor';
+import { PurgesRepository } from './purges.repository';
 import { VisitsRepository } from './visits.repository';
 
-function pageSize(raw: unknown): number {
-  if (raw === undefined) return VISITS_PAGE_DEFAULT;
-  const limit = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 0;
-  if (limit < 1) {
-    throw new BadRequestException(`limit must be a whole number from 1 to ${VISITS_PAGE_MAX}`);
-  }
-  return Math.min(limit, VISITS_PAGE_MAX);
-}
-
-function codesOf(body: unknown): CodesRequest['codes'] {
-  const request = codesRequestSchema.safeParse(body);
-  if (!request.success) {
-    throw new BadRequestException('Body must be {"codes": [...]} with at most 1000 short codes');
-  }
-  return request.data.codes;
-}
+const badCodes = (): BadRequestException =>
+  new BadRequestException('Body must be {"codes": [...]} with at most 1000 short codes');
 
 /** The read side the gateway calls, and the delete the links service calls. */
-@Controller('internal')
-@UseGuards(InternalAuthGuard)
+@Controller()
 export class VisitsController {
-  constructor(@Inject(VisitsRepository) private readonly visits: VisitsRepository) {}
+  constructor(
+    @Inject(VisitsRepository) private readonly visits: VisitsRepository,
+    @Inject(PurgesRepository) private readonly purges: PurgesRepository,
+  ) {}
 
-  @Get('visits/:code')
+  @Route(internalApi.visitsPage)
   async page(
-    @Param('code') code: string,
-    @Query('limit') rawLimit: unknown,
-    @Query('cursor') rawCursor: unknown,
+    @Input() { params, query }: RouteInput<typeof internalApi.visitsPage>,
   ): Promise<VisitsPage> {
+    const { code } = params;
     if (!isShortCode(code)) throw new BadRequestException('Invalid short code');
-    const limit = pageSize(rawLimit);
+    const limit = query.limit ?? VISITS_PAGE_DEFAULT;
     let after = null;
-    if (rawCursor !== undefined) {
-      after = typeof rawCursor === 'string' ? decodeCursor(rawCursor) : null;
+    if (query.cursor !== undefined) {
+      after = decodeCursor(query.cursor);
       if (!after) throw new BadRequestException('Invalid cursor');
     }
     // One row more than asked tells whether another page follows.
@@ -70,15 +45,17 @@ export class VisitsController {
     };
   }
 
-  @Post('visit-counts')
-  @HttpCode(200)
-  async counts(@Body() body: unknown): Promise<VisitCounts> {
-    return { counts: await this.visits.counts(codesOf(body)) };
+  @Route(internalApi.visitCounts, badCodes)
+  async counts(
+    @Input() { body }: RouteInput<typeof internalApi.visitCounts>,
+  ): Promise<VisitCounts> {
+    return { counts: await this.visits.counts(body.codes) };
   }
 
-  @Post('visits/delete')
-  @HttpCode(200)
-  async delete(@Body() body: unknown): Promise<VisitsDeleted> {
-    return { deleted: await this.visits.deleteLinks(codesOf(body)) };
+  @Route(internalApi.deleteVisits, badCodes)
+  async delete(
+    @Input() { body }: RouteInput<typeof internalApi.deleteVisits>,
+  ): Promise<VisitsDeleted> {
+    return { deleted: await this.purges.deleteLinks(body.codes) };
   }
 }

@@ -151,6 +151,7 @@ describe('analytics service', () => {
             createdAt: '2026-11-23T10:00:00.123Z',
             userAgent: { platform: 'Windows', browser: 'Chrome' },
             ipAddress: '203.0.113.7',
+            bot: false,
           },
         ],
         nextCursor: null,

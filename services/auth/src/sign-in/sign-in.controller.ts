@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { safeReturnPath, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
@@ -54,24 +54,33 @@ export class SignInController {
   ) {}
 
   @Get('login')
-  async login(@Req() req: Request, @Res() res: Response): Promise<void> {
+  async login(
+    @Query('from') from: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     res.setHeader('cache-control', 'no-store');
     if (!this.google && this.config.localSignIn) {
-      res.type('html').send(localSignInPage(safeReturnPath(req.query['from'])));
+      res.type('html').send(localSignInPage(safeReturnPath(from)));
       return;
     }
     if (!this.google) return this.notConfigured(res);
-    const outcome = await this.google.start(req, safeReturnPath(req.query['from']));
+    const outcome = await this.google.start(req, safeReturnPath(from));
     if (outcome.kind === 'redirect') return res.redirect(302, outcome.url);
     this.logger.error({ outcome }, 'sign-in could not start');
     page(res, 500, 'Sign-in could not start', ['Something went wrong on our side.']);
   }
 
   @Get(CALLBACK_PATH.slice(1))
-  async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
+  async callback(
+    @Query('code') code: unknown,
+    @Query('state') state: unknown,
+    @Query('error') error: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     res.setHeader('cache-control', 'no-store');
     if (!this.google) return this.notConfigured(res);
-    const { code, state, error } = req.query;
     if (error !== undefined) {
       // The user said no at the provider (or it refused): back where they were, signed out.
       const started = this.google.states.take(req, state);

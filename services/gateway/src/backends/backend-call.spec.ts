@@ -31,6 +31,10 @@ const answering =
   (status: number, body?: unknown): Exchange =>
   () => ({ status, body });
 
+/** Shorten and delete never ask analytics. */
+const unusedAnalytics = (): InternalClient =>
+  backend('analytics', () => new Error('shorten and delete do not count visits'));
+
 /** What the browser would be told: the HTTP exception's status and message. */
 async function refusalOf(call: Promise<unknown>): Promise<{ status: number; message: unknown }> {
   try {
@@ -48,7 +52,7 @@ const badAnswer = { status: 502, message: BAD_ANSWER };
 describe('gateway calls of the internal APIs', () => {
   describe('shorten', () => {
     const shorten = (links: InternalClient) =>
-      new LinksService(links).shorten({ url: 'https://example.com/' }, USER);
+      new LinksService(links, unusedAnalytics()).shorten({ url: 'https://example.com/' }, USER);
 
     it('answers the created code', async () => {
       expect(await shorten(backend('links', answering(201, LINK)))).toEqual({
@@ -77,7 +81,8 @@ describe('gateway calls of the internal APIs', () => {
   });
 
   describe('delete', () => {
-    const remove = (links: InternalClient) => new LinksService(links).remove(CODE, USER);
+    const remove = (links: InternalClient) =>
+      new LinksService(links, unusedAnalytics()).remove(CODE, USER);
 
     it('answers deleted on a 204 and not found on a 404', async () => {
       expect(await remove(backend('links', answering(204)))).toEqual({ loggedIn: true });
@@ -138,13 +143,16 @@ describe('gateway calls of the internal APIs', () => {
 
   it('answers 503 when a service cannot be reached, 502 when it answers out of contract', async () => {
     const away = backend('links', () => new InternalServiceError('links', 'ECONNREFUSED'));
-    const service = new LinksService(away);
+    const service = new LinksService(away, unusedAnalytics());
     await expect(service.remove(CODE, USER)).rejects.toThrow(ServiceUnavailableException);
     expect(await refusalOf(service.remove(CODE, USER))).toEqual({
       status: 503,
       message: SERVICE_UNAVAILABLE,
     });
-    const broken = new LinksService(backend('links', answering(500, { message: 'boom' })));
+    const broken = new LinksService(
+      backend('links', answering(500, { message: 'boom' })),
+      unusedAnalytics(),
+    );
     await expect(broken.remove(CODE, USER)).rejects.toThrow(BadGatewayException);
   });
 });

@@ -1,22 +1,58 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { publicApi, type PublicRoute } from '@shortener/contracts';
 import { DEFAULT_BODY_LIMIT, readRequestBody, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { routePattern } from './route-pattern';
+
+type Reader = ReturnType<typeof readRequestBody>;
+
+/** A call that reads a JSON body, and how it is read. */
+interface BodyRoute {
+  method: string;
+  path: RegExp;
+  read: Reader;
+}
 
 /**
  * Reads an /api call's body, after its rate limit: too large (413), undecodable (400) or
  * in an unknown encoding (415) is answered here. SPEC's calls carry no body: the bytes
- * are not used.
+ * are read and not used. A call whose `publicApi` entry names a body gets it parsed when it
+ * is JSON (JSON that does not parse: 400), within its entry's limit; bytes of another type
+ * are no body, and the entry's schema answers as for none.
  */
 @Injectable()
 export class ApiBodyMiddleware implements NestMiddleware {
-  private readonly read: ReturnType<typeof readRequestBody>;
+  private readonly read: Reader;
+  private readonly bodyRoutes: BodyRoute[];
 
   constructor(@Inject(SERVICE_LOGGER) logger: Logger) {
     this.read = readRequestBody({ kinds: ['any'], limit: DEFAULT_BODY_LIMIT, logger });
+    this.bodyRoutes = (Object.values(publicApi) as PublicRoute[])
+      .filter((route) => route.body !== undefined)
+      .map((route) => ({
+        method: route.method,
+        path: routePattern(route),
+        read: readRequestBody({
+          kinds: ['json', 'any'],
+          limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT,
+          logger,
+        }),
+      }));
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
-    this.read(req, res, next);
+    const path = req.originalUrl.split('?')[0] ?? '';
+    const route = this.bodyRoutes.find(
+      (candidate) => candidate.method === req.method && candidate.path.test(path),
+    );
+    if (!route) {
+      this.read(req, res, next);
+      return;
+    }
+    route.read(req, res, (error?: unknown) => {
+      if (Buffer.isBuffer(req.body)) req.body = undefined;
+      next(error);
+    });
   }
 }

@@ -1,13 +1,48 @@
-import type { Request } from 'express';
-import { clientKey as addressKey } from '@shortener/chassis';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Request, RequestHandler } from 'express';
+import proxyAddr from 'proxy-addr';
+import { clientKey as addressKey, type TrustProxy } from '@shortener/chassis';
+
+/** Connections accepted on the gateway's UNIX_SOCKET: the edge's own way in. */
+const edgeConnections = new WeakSet<Socket>();
 
 /**
- * The client's address: the socket's peer, or what a trusted proxy says (Express resolves
- * X-Forwarded-For against TRUSTED_PROXIES into req.ip). IPv4 peers read as plain IPv4.
+ * Takes a connection accepted on UNIX_SOCKET for the edge's: its X-Forwarded-For is believed
+ * as a trusted proxy's. The socket is this user's alone, so no one else can come this way.
  */
-export function clientAddress(req: Request): string {
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+export function acceptedFromEdge(connection: Socket): void {
+  edgeConnections.add(connection);
+}
+
+/**
+ * The client's address: the socket's peer, or what a trusted proxy says, X-Forwarded-For
+ * walked from the right past the proxies TRUSTED_PROXIES names (proxy-addr, as Express
+ * does); a connection from the edge's socket, which has no peer address, counts as such a
+ * proxy. IPv4 peers read as plain IPv4.
+ */
+export function resolveClientAddress(req: IncomingMessage, trust: TrustProxy): string {
+  const fromEdge = edgeConnections.has(req.socket);
+  const address =
+    (proxyAddr(req, fromEdge ? (peer, hop) => hop === 0 || trust(peer, hop) : trust) as
+      string | undefined) ?? 'unknown';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * Sets every request's `req.ip` to resolveClientAddress's answer: Express's own getter knows
+ * nothing of the edge's socket. First in the chain, before anything reads the address.
+ */
+export function clientAddresses(trust: TrustProxy): RequestHandler {
+  return (req, _res, next) => {
+    Object.defineProperty(req, 'ip', { value: resolveClientAddress(req, trust) });
+    next();
+  };
+}
+
+/** The client's address, as clientAddresses set it. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? 'unknown';
 }
 
 /** Who a per-address rate limit counts against: IPv6 by its /64, IPv4 by its address. */

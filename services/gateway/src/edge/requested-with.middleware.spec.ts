@@ -41,6 +41,12 @@ describe('requireRequestedWith', () => {
     },
   );
 
+  it("lets a call with Authorization through without it: a script's, made with an API key", () => {
+    expect(
+      call('/api/shorten/', undefined, { authorization: 'Bearer k' }).next,
+    ).toHaveBeenCalledWith();
+  });
+
   it('refuses a wrong value with 403', () => {
     expect(() => call('/api/delete/abcdefg', 'fetch')).toThrow(ForbiddenException);
   });

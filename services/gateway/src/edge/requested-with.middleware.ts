@@ -1,12 +1,23 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { MESSAGES, REQUESTED_WITH_HEADER, REQUESTED_WITH_VALUE } from '@shortener/contracts';
+import {
+  MESSAGES,
+  publicApi,
+  REQUESTED_WITH_HEADER,
+  REQUESTED_WITH_VALUE,
+} from '@shortener/contracts';
 import { sameOrigin } from '../stats/live-stream';
+import { routePattern } from './route-pattern';
 
 /** Documentation is browsed by navigation, which cannot send the header. */
 const EXEMPT_PREFIX = '/api/docs';
-/** EventSource cannot send it either: the live stream checks where the request comes from. */
-const LIVE_STREAM = /^\/api\/stats\/[^/]+\/live$/;
+/**
+ * EventSource cannot send it either: the calls the contract marks `same-origin` (the live
+ * stream) check where the request comes from.
+ */
+const SAME_ORIGIN_CALLS = Object.values(publicApi)
+  .filter((entry) => 'csrf' in entry && entry.csrf === 'same-origin')
+  .map(routePattern);
 
 function isExempt(path: string): boolean {
   return path === EXEMPT_PREFIX || path.startsWith(`${EXEMPT_PREFIX}/`);
@@ -34,10 +45,14 @@ function checkRequestedWith(
 ): void {
   if (isExempt(req.path)) return next();
   res.setHeader('cache-control', 'no-store');
-  if (LIVE_STREAM.test(req.path)) {
+  if (SAME_ORIGIN_CALLS.some((call) => call.test(req.path))) {
     if (!sameOrigin(req.headers, publicOrigin)) throw new ForbiddenException(NOT_THIS_SITE);
     return next();
   }
+  // A call with Authorization is a script's, made with an API key and no cookie (ApiKeyGuard
+  // refuses a key beside a session cookie, and on the calls that take none). A cross-site
+  // form cannot send the header, nor a cross-site script without the preflight we never grant.
+  if (req.headers.authorization !== undefined) return next();
   const value = req.header(REQUESTED_WITH_HEADER);
   // Thrown, not passed to next(): Nest turns what middleware throws into the error answer.
   if (value === undefined || value === '') {

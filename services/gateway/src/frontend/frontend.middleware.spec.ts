@@ -3,12 +3,18 @@ import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import cookieParser from 'cookie-parser';
 import express from 'express';
 import type { GatewayConfig } from '../config';
 import { FrontendMiddleware, isFrontendPath } from './frontend.middleware';
 
+/** The web app as built (npm run build). */
+const BUILT = path.join(__dirname, '../../../../frontend/dist');
+
 async function serve(dir: string): Promise<{ url: string; server: Server }> {
   const app = express();
+  // As the gateway has it (service.ts): the page chosen at `/` depends on a cookie.
+  app.use(cookieParser());
   const frontend = new FrontendMiddleware({ FRONTEND_DIR: dir } as GatewayConfig);
   app.use((req, res, next) => frontend.use(req, res, next));
   app.use((_req, res) => res.status(404).json({ message: 'not the page' }));
@@ -47,14 +53,50 @@ describe('isFrontendPath', () => {
 describe('FrontendMiddleware', () => {
   const servers: Server[] = [];
 
+  // The web app as built (npm run build): its public files are served as themselves.
+  it('answers /robots.txt with the built robots file, as text, not with the page', async () => {
+    const { url, server } = await serve(BUILT);
+    servers.push(server);
+    const response = await fetch(`${url}/robots.txt`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await response.text();
+    expect(body).toMatch(/^User-agent: \*$/m);
+    expect(body).toMatch(/^Disallow: \/api\/$/m);
+  });
+
   afterAll(() => {
     for (const server of servers) server.close();
   });
 
-  it('serves files, index.html for page paths, and never an asset in place of a missing one', async () => {
+  // The built home page carries the page itself, before any script runs.
+  it('answers / with the prerendered home page: top bar, form and footer in the HTML', async () => {
+    const { url, server } = await serve(BUILT);
+    servers.push(server);
+    const signedOut = await (await fetch(`${url}/`)).text();
+    expect(signedOut).toContain('<div id="root" data-shell="signed-out">');
+    expect(signedOut).toMatch(/<header class="top-bar">.*>Sign in<\/a>/s);
+    expect(signedOut).toMatch(/<h1[^>]*>Shorten your URL<\/h1>/);
+    expect(signedOut).toMatch(/<input[^>]*type="url"/);
+    expect(signedOut).toContain('Login required to set expiry beyond 7 days.');
+    expect(signedOut).toMatch(/<footer class="footer">.*Privacy policy/s);
+
+    const signedIn = await (
+      await fetch(`${url}/`, { headers: { cookie: 'loggedIn=true' } })
+    ).text();
+    expect(signedIn).toContain('<div id="root" data-shell="signed-in">');
+    expect(signedIn).toContain('aria-label="Profile"');
+    expect(signedIn).not.toContain('>Sign in</a>');
+
+    expect(await (await fetch(`${url}/profile`)).text()).toContain('<div id="root"></div>');
+  });
+
+  it('serves files, the page for each page path, and never an asset in place of a missing one', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'frontend-'));
     mkdirSync(path.join(dir, 'assets'));
-    writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
+    writeFileSync(path.join(dir, 'index.html'), '<div id="root">home</div>');
+    writeFileSync(path.join(dir, 'index.signed-in.html'), '<div id="root">signed-in home</div>');
+    writeFileSync(path.join(dir, 'app.html'), '<div id="root"></div>');
     writeFileSync(path.join(dir, 'assets', 'app-1234.js'), 'console.log(1)');
     const { url, server } = await serve(dir);
     servers.push(server);
@@ -63,6 +105,18 @@ describe('FrontendMiddleware', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toBe('<div id="root"></div>');
     expect(page.headers.get('cache-control')).toBe('no-cache');
+
+    // The home page by the sign-in indicator the page itself reads ('true' when signed in).
+    for (const [cookie, body] of [
+      [undefined, '<div id="root">home</div>'],
+      ['loggedIn=false', '<div id="root">home</div>'],
+      ['theme=x; loggedIn=true', '<div id="root">signed-in home</div>'],
+    ] as const) {
+      const home = await fetch(`${url}/?ref=mail`, { headers: cookie ? { cookie } : {} });
+      expect(await home.text()).toBe(body);
+      expect(home.headers.get('cache-control')).toBe('no-cache');
+      expect(home.headers.get('vary')).toMatch(/\bCookie\b/);
+    }
 
     const asset = await fetch(`${url}/assets/app-1234.js`);
     expect(asset.status).toBe(200);
@@ -78,7 +132,7 @@ describe('FrontendMiddleware', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'frontend-'));
     mkdirSync(path.join(dir, 'assets'));
     const script = `console.log(${JSON.stringify('a long enough script '.repeat(200))});`;
-    writeFileSync(path.join(dir, 'index.html'), `<div id="root"></div>${' '.repeat(2000)}`);
+    writeFileSync(path.join(dir, 'app.html'), `<div id="root"></div>${' '.repeat(2000)}`);
     writeFileSync(path.join(dir, 'assets', 'app-1234.js'), script);
     const { url, server } = await serve(dir);
     servers.push(server);

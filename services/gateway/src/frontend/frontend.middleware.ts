@@ -8,19 +8,11 @@ import express, {
   type Response,
 } from 'express';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
+import { LOGGED_IN_COOKIE, SERVER_PATH_SEGMENTS, WEB_APP_PAGES } from '@shortener/contracts';
 import type { GatewayConfig } from '../config';
 
 /** Paths that belong to the API, the services and operations, never to the page. */
-const NOT_FRONTEND = [
-  '/api',
-  '/r',
-  '/login',
-  '/auth',
-  '/logout',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-];
+const NOT_FRONTEND = SERVER_PATH_SEGMENTS.map((segment) => `/${segment}`);
 
 export function isFrontendPath(requestPath: string): boolean {
   return !NOT_FRONTEND.some(
@@ -40,20 +32,30 @@ const NOT_BUILT = `<!doctype html>
 `;
 
 /**
- * The single-page app on the same origin: its files (hashed assets cached for good), and
- * index.html for every other page path, so that the router in the page decides; compressed
+ * The HTML for a page path: at `/` the home page prerendered for the visitor (signed in by the
+ * page's own indicator, the `loggedIn` cookie, or not), so that it paints before its script
+ * arrives; elsewhere the app's empty page, whose router renders the page in the browser.
+ */
+export function pageFor(requestPath: string, cookies: Record<string, unknown> | undefined): string {
+  if (requestPath !== '/') return WEB_APP_PAGES.app;
+  return cookies?.[LOGGED_IN_COOKIE] === 'true' ? WEB_APP_PAGES.homeSignedIn : WEB_APP_PAGES.home;
+}
+
+/**
+ * The single-page app on the same origin: its files (hashed assets cached for good), and its
+ * HTML for every other page path (pageFor), so that the router in the page decides; compressed
  * (brotli or gzip) for browsers that take it, as the Ingress's nginx does in Kubernetes. Only
  * the page: API answers and the live stream are left alone.
  */
 @Injectable()
 export class FrontendMiddleware implements NestMiddleware {
   private readonly files: RequestHandler;
-  private readonly index: string;
+  private readonly dir: string;
   private readonly compress = compression();
 
   constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
     const dir = path.resolve(config.FRONTEND_DIR);
-    this.index = path.join(dir, 'index.html');
+    this.dir = dir;
     this.files = express.static(dir, {
       index: false,
       fallthrough: true,
@@ -76,7 +78,10 @@ export class FrontendMiddleware implements NestMiddleware {
       if (error) return next(error);
       // A missing script or stylesheet is a 404, not the page in its place.
       if (req.path.startsWith('/assets/')) return next();
-      res.sendFile(this.index, { headers: { 'cache-control': 'no-cache' } }, (sendError) => {
+      // The home page differs by the sign-in cookie: a cache keeps one copy per cookie.
+      if (req.path === '/') res.vary('Cookie');
+      const page = path.join(this.dir, pageFor(req.path, req.cookies as Record<string, unknown>));
+      res.sendFile(page, { headers: { 'cache-control': 'no-cache' } }, (sendError) => {
         if (!sendError || res.headersSent) return;
         // Not built yet (or being rebuilt): say so instead of failing.
         res.status(503).type('html').setHeader('cache-control', 'no-store').send(NOT_BUILT);

@@ -1,54 +1,150 @@
 import {
+  BadRequestException,
   Controller,
-  HttpCode,
+  ForbiddenException,
+  HttpException,
   HttpStatus,
   Inject,
-  Param,
-  Post,
-  Query,
-  UseGuards,
+  Res,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import {
+  publicApi,
   shortenQuerySchema,
+  type BulkLinkResult,
+  type BulkLinksResponse,
   type DeleteResponse,
   type SessionUser,
   type ShortenResponse,
+  type ShortLink,
 } from '@shortener/contracts';
-import { parseRequest } from '../edge/parse-request';
+import { Input, type Refusal, type RouteInput } from '@shortener/chassis-nest';
+import { ApiRoute } from '../edge/api-route.decorator';
 import { RequestId } from '../edge/request-id.decorator';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { ShortenRateLimitGuard } from '../rate-limit/shorten-rate-limit.guard';
-import { CurrentUser, OptionalSessionGuard, SignedInGuard } from '../session/session.guards';
+import { CurrentUser } from '../session/session.guards';
+import { LiveStreams } from '../stats/live-streams';
 import { LinksService } from './links.service';
 
-@Controller('api')
+/**
+ * A URL too long is refused like the links service's other rules for a URL the page
+ * accepts: 403 with the message, which the page shows (SPEC section 8).
+ */
+const refuseShorten: Refusal = (issue) =>
+  issue.code === 'too_big'
+    ? new ForbiddenException(issue.message)
+    : new BadRequestException(issue.message);
+
+/** Links of one bulk call shortened at the same time (each one call to the links service). */
+const BULK_CALLS_AT_ONCE = 4;
+
+@Controller()
 export class LinksController {
-  constructor(@Inject(LinksService) private readonly links: LinksService) {}
+  constructor(
+    @Inject(LinksService) private readonly links: LinksService,
+    @Inject(LiveStreams) private readonly liveStreams: LiveStreams,
+    @Inject(RateLimitService) private readonly limits: RateLimitService,
+  ) {}
 
   /** POST /api/shorten/?url=&days= (no body), signed in or not. */
-  @Post('shorten')
-  @HttpCode(201)
-  @UseGuards(OptionalSessionGuard, ShortenRateLimitGuard)
+  @ApiRoute(publicApi.shorten, { guards: [ShortenRateLimitGuard], refuse: refuseShorten })
   shorten(
-    @Query() query: unknown,
+    @Input() { query }: RouteInput<typeof publicApi.shorten>,
     @CurrentUser() user: SessionUser | null,
     @RequestId() requestId: string | undefined,
   ): Promise<ShortenResponse> {
-    // A URL too long is refused like the links service's other rules for a URL the page
-    // accepts: 403 with the message, which the page shows (SPEC section 8).
-    const request = parseRequest(shortenQuerySchema, query, (issue) =>
-      issue.code === 'too_big' ? HttpStatus.FORBIDDEN : HttpStatus.BAD_REQUEST,
-    );
-    return this.links.shorten(request, user, requestId);
+    return this.links.shorten(query, user, requestId);
   }
 
-  @Post('delete/:urlID')
-  @HttpCode(200)
-  @UseGuards(SignedInGuard)
-  remove(
-    @Param('urlID') urlID: string,
+  /**
+   * POST /api/links: up to 100 links, each answered as shorten would answer it (the same
+   * query schema, refusals and links call). Each link counts against the signed-in shorten
+   * limit; those past it are answered 429, and none at all within it is a 429 for the call.
+   */
+  @ApiRoute(publicApi.createLinks)
+  async createMany(
+    @Input() { body }: RouteInput<typeof publicApi.createLinks>,
+    @CurrentUser() user: SessionUser,
+    @RequestId() requestId: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BulkLinksResponse> {
+    const { granted, refusal } = await this.limits.grant(
+      'shorten-signed-in',
+      user.id,
+      body.length,
+      res,
+    );
+    if (granted === 0) throw new HttpException({ message: refusal }, HttpStatus.TOO_MANY_REQUESTS);
+    const results: BulkLinkResult[] = body.map(() => ({
+      status: HttpStatus.TOO_MANY_REQUESTS,
+      message: refusal,
+    }));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < granted) {
+        const index = next++;
+        results[index] = await this.shortenOne(body[index]!, user, requestId);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BULK_CALLS_AT_ONCE, granted) }, worker));
+    return { results };
+  }
+
+  private async shortenOne(
+    item: RouteInput<typeof publicApi.createLinks>['body'][number],
+    user: SessionUser,
+    requestId: string | undefined,
+  ): Promise<BulkLinkResult> {
+    try {
+      const query = shortenQuerySchema.safeParse({
+        url: item.url,
+        // A query string carries days as text; JSON may carry a number.
+        days: typeof item.days === 'number' ? String(item.days) : item.days,
+        alias: item.alias ?? undefined,
+      });
+      if (!query.success) throw refuseShorten(query.error.issues[0]!);
+      const { url } = await this.links.shorten(query.data, user, requestId);
+      return { status: HttpStatus.CREATED, url };
+    } catch (error) {
+      if (!(error instanceof HttpException)) throw error;
+      const answer = error.getResponse();
+      const message =
+        typeof answer === 'object' && 'message' in answer && typeof answer.message === 'string'
+          ? answer.message
+          : error.message;
+      return { status: error.getStatus(), message };
+    }
+  }
+
+  @ApiRoute(publicApi.deleteLink)
+  async remove(
+    @Input() { params }: RouteInput<typeof publicApi.deleteLink>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
   ): Promise<DeleteResponse> {
-    return this.links.remove(urlID, user, requestId);
+    const answer = await this.links.remove(params.urlID, user, requestId);
+    // Its live streams here end at once, Redis or not; other instances hear it from the feed.
+    this.liveStreams.linkRemoved(params.urlID);
+    return answer;
+  }
+
+  /** PATCH /api/links/{urlID}: refused like shorten (a URL too long is a 403 there too). */
+  @ApiRoute(publicApi.editLink, { refuse: refuseShorten })
+  edit(
+    @Input() { params, body }: RouteInput<typeof publicApi.editLink>,
+    @CurrentUser() user: SessionUser,
+    @RequestId() requestId: string | undefined,
+  ): Promise<ShortLink> {
+    return this.links.edit(params.urlID, body, user, requestId);
+  }
+
+  @ApiRoute(publicApi.restoreLink)
+  restore(
+    @Input() { params }: RouteInput<typeof publicApi.restoreLink>,
+    @CurrentUser() user: SessionUser,
+    @RequestId() requestId: string | undefined,
+  ): Promise<ShortLink> {
+    return this.links.restore(params.urlID, user, requestId);
   }
 }

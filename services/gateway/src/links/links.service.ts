@@ -4,19 +4,26 @@ import {
   isShortCode,
   MESSAGES,
   shortenResponseSchema,
+  shortLinkSchema,
   type DeleteResponse,
+  type EditLinkBody,
+  type InternalLink,
   type SessionUser,
   type ShortenQuery,
   type ShortenResponse,
+  type ShortLink,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
-import { LINKS_CLIENT } from '../backends/backends.module';
+import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
 
-/** Shorten and delete, as the links service does them for the caller. */
+/** Shorten, edit, delete and restore, as the links service does them for the caller. */
 @Injectable()
 export class LinksService {
-  constructor(@Inject(LINKS_CLIENT) private readonly links: InternalClient) {}
+  constructor(
+    @Inject(LINKS_CLIENT) private readonly links: InternalClient,
+    @Inject(ANALYTICS_CLIENT) private readonly analytics: InternalClient,
+  ) {}
 
   /** The links service checks the URL and the expiry rules; its refusals pass through. */
   async shorten(
@@ -27,7 +34,7 @@ export class LinksService {
     const response = await callBackend(this.links, internalApi.createLink, {
       identity: { userId: user?.id ?? null },
       requestId,
-      body: { url: query.url, days: query.days ?? null },
+      body: { url: query.url, days: query.days ?? null, alias: query.alias ?? null },
     });
     if (response.status !== 201) throw refusal(response);
     return shortenResponseSchema.parse({ url: response.body.urlID, loggedIn: user !== null });
@@ -43,5 +50,49 @@ export class LinksService {
     });
     if (response.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
     return { loggedIn: true };
+  }
+
+  /** The links service applies shorten's rules; someone else's link answers like an unknown one. */
+  async edit(
+    urlID: string,
+    change: EditLinkBody,
+    user: SessionUser,
+    requestId?: string,
+  ): Promise<ShortLink> {
+    if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
+    const response = await callBackend(this.links, internalApi.updateLink, {
+      params: { code: urlID },
+      identity: { userId: user.id },
+      requestId,
+      body: change,
+    });
+    if (response.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
+    if (response.status !== 200) throw refusal(response);
+    return this.withVisitCount(response.body, user, requestId);
+  }
+
+  /** Undoes a delete within its window; someone else's link answers like an unknown one. */
+  async restore(urlID: string, user: SessionUser, requestId?: string): Promise<ShortLink> {
+    if (!isShortCode(urlID)) throw new NotFoundException(MESSAGES.urlNotFound);
+    const response = await callBackend(this.links, internalApi.restoreLink, {
+      params: { code: urlID },
+      identity: { userId: user.id },
+      requestId,
+    });
+    if (response.status === 404) throw new NotFoundException(MESSAGES.urlNotFound);
+    return this.withVisitCount(response.body, user, requestId);
+  }
+
+  private async withVisitCount(
+    link: InternalLink,
+    user: SessionUser,
+    requestId?: string,
+  ): Promise<ShortLink> {
+    const counts = await callBackend(this.analytics, internalApi.visitCounts, {
+      identity: { userId: user.id },
+      requestId,
+      body: { codes: [link.urlID] },
+    });
+    return shortLinkSchema.parse({ ...link, visitCount: counts.body.counts[link.urlID] ?? 0 });
   }
 }

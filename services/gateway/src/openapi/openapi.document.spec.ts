@@ -1,7 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { MESSAGES, TARGET_URL_MESSAGES } from '@shortener/contracts';
-import { buildOpenApiDocument } from './openapi.document';
+import { z } from 'zod';
+import {
+  API_KEY_MESSAGES,
+  API_KEY_SCOPES,
+  ALIAS_MESSAGES,
+  BULK_MESSAGES,
+  LIVE_END_REASONS,
+  MESSAGES,
+  publicApi,
+  TARGET_URL_MESSAGES,
+  type PublicRoute,
+} from '@shortener/contracts';
+import { buildOpenApiDocument, SECURITY_SCHEMES } from './openapi.document';
 
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
 
@@ -27,15 +38,24 @@ function validate(document: unknown): { valid: boolean; version: string; errors?
 }
 
 type Operation = {
+  operationId: string;
+  security: Array<Record<string, string[]>>;
   parameters: Array<{ name: string; in: string; required: boolean; schema: unknown }>;
+  requestBody?: unknown;
   responses: Record<string, unknown>;
 };
 
 describe('the OpenAPI description', () => {
   const document = buildOpenApiDocument() as {
     paths: Record<string, Record<string, Operation>>;
-    components: { schemas: Record<string, unknown> };
+    components: {
+      schemas: Record<string, unknown>;
+      securitySchemes: Record<string, Record<string, unknown>>;
+    };
   };
+  const entries: readonly PublicRoute[] = Object.values(publicApi);
+  const entryOf = (operation: Operation): PublicRoute =>
+    entries.find((entry) => entry.operationId === operation.operationId)!;
 
   it('validates as OpenAPI 3.1', () => {
     const result = validate(document);
@@ -48,17 +68,24 @@ describe('the OpenAPI description', () => {
     expect(validate(broken).valid).toBe(false);
   });
 
-  it('lists the calls of the public API: the four of the spec, and the stats', () => {
+  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore and API keys', () => {
     const calls = Object.entries(document.paths).flatMap(([route, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
     expect(calls.sort()).toEqual([
+      'GET /api/keys',
+      'GET /api/links',
       'GET /api/stats/{urlID}',
       'GET /api/stats/{urlID}/live',
       'GET /api/stats/{urlID}/visits.csv',
       'GET /api/user',
       'GET /api/visitors/{urlID}',
+      'PATCH /api/links/{urlID}',
       'POST /api/delete/{urlID}',
+      'POST /api/keys',
+      'POST /api/keys/{keyId}/revoke',
+      'POST /api/links',
+      'POST /api/links/{urlID}/restore',
       'POST /api/shorten/',
     ]);
   });
@@ -73,6 +100,7 @@ describe('the OpenAPI description', () => {
         schema: { type: 'string', minLength: 1, maxLength: 2048 },
       }),
       expect.objectContaining({ name: 'days', required: false }),
+      expect.objectContaining({ name: 'alias', required: false, schema: { type: 'string' } }),
     ]);
     expect(document.components.schemas['ShortenResponse']).toEqual({
       type: 'object',
@@ -92,20 +120,53 @@ describe('the OpenAPI description', () => {
       TARGET_URL_MESSAGES.credentials,
       TARGET_URL_MESSAGES.spaces,
       MESSAGES.loginForExpiry,
+      ALIAS_MESSAGES.loginRequired,
+      ALIAS_MESSAGES.format,
+      ALIAS_MESSAGES.reserved,
       'Too many links shortened',
     ]) {
       expect(forbidden.description).toContain(message);
     }
     expect(forbidden.headers).toHaveProperty('Retry-After');
+    const conflict = shorten.responses['409'] as { description: string };
+    expect(conflict.description).toContain(ALIAS_MESSAGES.taken);
+    expect(conflict.description).toContain(ALIAS_MESSAGES.recentlyDeleted);
   });
 
-  it('asks every call for X-Requested-With but the live stream, which EventSource makes', () => {
+  it('describes the bulk call: its JSON array, its per-link answers and its limits', () => {
+    const bulk = document.paths['/api/links']!['post']!;
+    expect(bulk).toMatchObject({
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'object' } },
+          },
+        },
+      },
+      // Keys too, with links:write, now that the bearer scheme is described.
+      security: [{ session: [] }, { apiKey: ['links:write'] }],
+    });
+    expect(bulk.responses['200']).toMatchObject({
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/BulkLinksResult' } },
+      },
+    });
+    for (const status of ['400', '401', '413', '429'])
+      expect(bulk.responses).toHaveProperty(status);
+    expect((bulk.responses['400'] as { description: string }).description).toContain(
+      BULK_MESSAGES.tooMany,
+    );
+  });
+
+  it('asks every call made with a session for X-Requested-With but the live stream, which EventSource makes', () => {
     for (const [route, methods] of Object.entries(document.paths)) {
       for (const operation of Object.values(methods)) {
         const requestedWith: unknown = expect.objectContaining({
           name: 'X-Requested-With',
           in: 'header',
-          required: true,
+          // Not for a call made with an API key, which sends no cookie.
+          required: entryOf(operation).apiKeyScope === undefined,
         });
         if (route === '/api/stats/{urlID}/live') {
           expect(operation.parameters).not.toContainEqual(requestedWith);
@@ -123,10 +184,170 @@ describe('the OpenAPI description', () => {
       content: { 'text/csv': { schema: { type: 'string' } } },
     });
     expect(ok('/api/stats/{urlID}/live')).toMatchObject({
-      content: { 'text/event-stream': { schema: { type: 'string' } } },
+      content: { 'text/event-stream': { schema: { oneOf: expect.any(Array) as unknown } } },
     });
     expect(ok('/api/stats/{urlID}')).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/LinkStats' } } },
+    });
+  });
+
+  it('describes each event of the live stream with the JSON its data carries', () => {
+    const live = document.paths['/api/stats/{urlID}/live']!['get']!.responses['200'] as {
+      content: { 'text/event-stream': { schema: { oneOf: unknown[] } } };
+    };
+    expect(live.content['text/event-stream'].schema.oneOf).toEqual([
+      {
+        type: 'object',
+        properties: { event: { const: 'visit' }, data: { $ref: '#/components/schemas/LiveVisit' } },
+        required: ['event', 'data'],
+      },
+      {
+        type: 'object',
+        properties: {
+          event: { const: 'refetch' },
+          data: { type: 'object', properties: {}, additionalProperties: false },
+        },
+        required: ['event', 'data'],
+      },
+      {
+        type: 'object',
+        properties: {
+          event: { const: 'end' },
+          data: {
+            type: 'object',
+            properties: {
+              reason: { type: 'string', enum: Object.values(LIVE_END_REASONS) },
+            },
+            required: ['reason'],
+            additionalProperties: false,
+          },
+        },
+        required: ['event', 'data'],
+      },
+    ]);
+  });
+
+  it('types every number of the API as an integer: counts, seconds, millisecond timestamps', () => {
+    const numbers: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      if ((node as { type?: unknown }).type === 'number') numbers.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    };
+    walk(document, '#');
+    expect(numbers).toEqual([]);
+    expect(document.components.schemas['UserData']).toMatchObject({
+      properties: { urls: { items: { properties: { expiresAt: { type: 'integer' } } } } },
+    });
+  });
+
+  it('describes a request body exactly for the calls that read one', () => {
+    const routes: readonly PublicRoute[] = Object.values(publicApi);
+    for (const route of routes) {
+      const operation = document.paths[route.path]![route.method.toLowerCase()]!;
+      expect({ call: route.operationId, requestBody: 'requestBody' in operation }).toEqual({
+        call: route.operationId,
+        requestBody: route.body !== undefined,
+      });
+    }
+    const edit = document.paths['/api/links/{urlID}']!['patch']!.requestBody as {
+      required: boolean;
+      content: Record<string, { schema: Record<string, unknown> }>;
+    };
+    expect(edit.required).toBe(true);
+    const schema = edit.content['application/json']!.schema;
+    expect(schema['type']).toBe('object');
+    expect(Object.keys(schema['properties'] as object)).toEqual(['url', 'days']);
+    expect(schema['additionalProperties']).toBe(false);
+    const withBody = buildOpenApiDocument([
+      { ...publicApi.deleteLink, body: z.object({ note: z.string().max(10) }) },
+    ]) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    expect(withBody.paths['/api/delete/{urlID}']!['post']!['requestBody']).toEqual({
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { note: { type: 'string', maxLength: 10 } },
+            required: ['note'],
+          },
+        },
+      },
+    });
+    expect(validate(withBody).valid).toBe(true);
+  });
+
+  it("asks for a session, or an API key of the call's scope, and offers keys only where the scheme is described", () => {
+    const security = (doc: typeof document, route: string, method: string) =>
+      doc.paths[route]![method]!.security;
+    expect(security(document, '/api/user', 'get')).toEqual([
+      { session: [] },
+      { apiKey: ['links:read'] },
+    ]);
+    expect(security(document, '/api/shorten/', 'post')).toEqual([
+      {},
+      { session: [] },
+      { apiKey: ['links:write'] },
+    ]);
+    expect(security(document, '/api/stats/{urlID}', 'get')).toEqual([
+      { session: [] },
+      { apiKey: ['stats:read'] },
+    ]);
+    // The live stream and key management name no scope: keys are not among their ways in.
+    expect(security(document, '/api/stats/{urlID}/live', 'get')).toEqual([{ session: [] }]);
+    expect(security(document, '/api/keys', 'get')).toEqual([{ session: [] }]);
+
+    const sessionOnly = Object.fromEntries(
+      Object.entries(SECURITY_SCHEMES).filter(([name]) => name !== 'apiKey'),
+    );
+    const withoutKeys = buildOpenApiDocument(undefined, sessionOnly) as typeof document;
+    expect(security(withoutKeys, '/api/user', 'get')).toEqual([{ session: [] }]);
+    expect(validate(withoutKeys).valid).toBe(true);
+  });
+
+  it('describes the bearer scheme with each scope, and which calls take a key with which', () => {
+    const scheme = document.components.securitySchemes['apiKey']!;
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const scope of API_KEY_SCOPES) expect(scheme['description']).toContain(scope);
+    expect(scheme['description']).toContain('120 calls a minute per key');
+    for (const methods of Object.values(document.paths)) {
+      for (const operation of Object.values(methods)) {
+        const scope = entryOf(operation).apiKeyScope;
+        const keyed = operation.security.filter((way) => 'apiKey' in way);
+        expect({ call: operation.operationId, keyed }).toEqual({
+          call: operation.operationId,
+          keyed: scope === undefined ? [] : [{ apiKey: [scope] }],
+        });
+        if (scope === undefined) continue;
+        const described = (status: string) =>
+          (operation.responses[status] as { description: string }).description;
+        expect(described('401')).toContain(API_KEY_MESSAGES.invalid);
+        expect(described('403')).toContain(API_KEY_MESSAGES.missingScope(scope));
+        expect(described('400')).toContain(API_KEY_MESSAGES.both);
+        expect(operation.responses['429']).toHaveProperty('headers.Retry-After');
+      }
+    }
+    expect(document.paths['/api/keys']!['get']!.security).toEqual([{ session: [] }]);
+  });
+
+  it('describes the link pages: cursor and q, the next page in X-Next-Cursor, on /api/user too', () => {
+    const links = document.paths['/api/links']!['get']!;
+    expect(links.parameters.filter((parameter) => parameter.in === 'query')).toEqual([
+      expect.objectContaining({ name: 'cursor', required: false }),
+      expect.objectContaining({
+        name: 'q',
+        required: false,
+        schema: expect.objectContaining({ maxLength: 200 }) as unknown,
+      }),
+    ]);
+    for (const path of ['/api/links', '/api/user']) {
+      const ok = document.paths[path]!['get']!.responses['200'] as {
+        headers: Record<string, unknown>;
+      };
+      expect(Object.keys(ok.headers)).toEqual(['X-Next-Cursor']);
+    }
+    expect(links.responses['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Links' } } },
     });
   });
 });

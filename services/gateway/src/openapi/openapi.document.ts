@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import {
+  API_KEY_MESSAGES,
+  API_KEY_PREFIX,
+  API_KEY_SCOPE_DESCRIPTIONS,
+  API_KEY_SCOPES,
   LOGGED_IN_COOKIE,
   PUBLIC_SCHEMAS,
   publicApi,
@@ -7,6 +11,7 @@ import {
   REQUESTED_WITH_VALUE,
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
+  type NamedSchema,
   type PublicAnswer,
   type PublicRoute,
 } from '@shortener/contracts';
@@ -31,6 +36,28 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): JsonO
   return result;
 }
 
+/** A named schema by reference to components/schemas; any other inline. */
+function schemaOrReference(schema: NamedSchema | z.ZodType): JsonObject {
+  return schema instanceof z.ZodType
+    ? jsonSchema(schema)
+    : { $ref: `#/components/schemas/${schema.name}` };
+}
+
+/**
+ * A stream of Server-Sent Events described as one event (the convention OpenAPI 3.2 names
+ * itemSchema): the `event:` name and the JSON its `data:` line carries, for each event.
+ */
+function eventSchema(events: NonNullable<PublicAnswer['events']>): JsonObject {
+  return {
+    description: 'One event of the stream: its name (event:) and the JSON of its data: line',
+    oneOf: Object.entries(events).map(([event, data]) => ({
+      type: 'object',
+      properties: { event: { const: event }, data: schemaOrReference(data) },
+      required: ['event', 'data'],
+    })),
+  };
+}
+
 /** Path or query parameters from the same object schema the gateway validates them with. */
 function parameters(schema: z.ZodObject | undefined, where: 'path' | 'query'): JsonObject[] {
   return Object.entries(schema?.shape ?? {}).map(([name, field]) => {
@@ -45,13 +72,16 @@ function parameters(schema: z.ZodObject | undefined, where: 'path' | 'query'): J
   });
 }
 
-const requestedWith = {
+const requestedWith = (keys: boolean) => ({
   name: REQUESTED_WITH_HEADER,
   in: 'header',
-  required: true,
-  description: `Must be ${REQUESTED_WITH_VALUE} on every call (CSRF defence); without it: 403.`,
+  required: !keys,
+  description: keys
+    ? `Must be ${REQUESTED_WITH_VALUE} on a call made with the session cookie (CSRF ` +
+      'defence; without it: 403); a call made with an API key needs none.'
+    : `Must be ${REQUESTED_WITH_VALUE} on every call (CSRF defence); without it: 403.`,
   schema: { type: 'string', enum: [REQUESTED_WITH_VALUE] },
-};
+});
 
 function response(answer: PublicAnswer): JsonObject {
   return {
@@ -67,47 +97,156 @@ function response(answer: PublicAnswer): JsonObject {
         }
       : {}),
     ...(answer.body
+      ? { content: { 'application/json': { schema: schemaOrReference(answer.body) } } }
+      : {}),
+    ...(answer.streams
       ? {
           content: {
-            'application/json': { schema: { $ref: `#/components/schemas/${answer.body.name}` } },
+            [answer.streams]: {
+              schema: answer.events ? eventSchema(answer.events) : { type: 'string' },
+            },
           },
         }
       : {}),
-    ...(answer.streams ? { content: { [answer.streams]: { schema: { type: 'string' } } } } : {}),
   };
 }
 
-function operation(route: PublicRoute): JsonObject {
+/**
+ * What a call that takes an API key may also answer, written here once for every entry with
+ * an `apiKeyScope` (ApiKeyGuard answers them): beside the entry's own answers of that status.
+ */
+function keyAnswers(scope: string): Record<number, PublicAnswer> {
+  const error = PUBLIC_SCHEMAS.error;
+  return {
+    400: { description: `'${API_KEY_MESSAGES.repeated}', '${API_KEY_MESSAGES.both}'`, body: error },
+    401: {
+      description:
+        `With an API key: '${API_KEY_MESSAGES.invalid}' (unknown, revoked or malformed), or ` +
+        `'${API_KEY_MESSAGES.notBearer}'; WWW-Authenticate: Bearer`,
+      body: error,
+    },
+    403: { description: `'${API_KEY_MESSAGES.missingScope(scope)}'`, body: error },
+    429: {
+      description:
+        `'Too many requests with this API key: please wait {n} seconds...': ` +
+        `${API_KEY_LIMITS}; with Retry-After`,
+      body: error,
+      headers: {
+        'Retry-After': { description: 'Seconds to wait', schema: z.number().int() },
+      },
+    },
+  };
+}
+
+/** The entry's answers, with those a key adds joined to the same status. */
+function answersOf(route: PublicRoute): Record<string, PublicAnswer> {
+  const answers: Record<string, PublicAnswer> = { ...route.answers };
+  if (route.apiKeyScope === undefined) return answers;
+  for (const [status, added] of Object.entries(keyAnswers(route.apiKeyScope))) {
+    const own = answers[status];
+    answers[status] = own
+      ? { ...own, description: `${own.description}. ${added.description}` }
+      : added;
+  }
+  return answers;
+}
+
+/** The default per-key limits (API_KEY_RATE_LIMIT, SHORTEN_RATE_LIMIT_SIGNED_IN). */
+const API_KEY_LIMITS =
+  '120 calls a minute per key by default, and shortening 60 links a minute per user ' +
+  '(API_KEY_RATE_LIMIT and SHORTEN_RATE_LIMIT_SIGNED_IN per RATE_LIMIT_WINDOW_SECONDS)';
+
+/** How the calls authenticate: the session cookie the sign-in sets. */
+export const SECURITY_SCHEMES: Readonly<Record<string, JsonObject>> = {
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: `\`${SECURE_SESSION_COOKIE}\` when the origin is https`,
+  },
+  apiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: `${API_KEY_PREFIX}<id>_<secret>`,
+    description:
+      '`Authorization: Bearer <key>`, a key made on the profile page (or POST /api/keys), in ' +
+      'place of the session on the calls that name it, each with its scope (the security ' +
+      'requirement lists it): ' +
+      API_KEY_SCOPES.map((scope) => `\`${scope}\`: ${API_KEY_SCOPE_DESCRIPTIONS[scope]}`).join(
+        '; ',
+      ) +
+      '. A key never manages keys, signs out or changes the account. Send no session cookie ' +
+      `with it (400), nor ${REQUESTED_WITH_HEADER}. Limits: ${API_KEY_LIMITS}; past one, 429 ` +
+      'with Retry-After.',
+  },
+};
+
+/**
+ * Who may make a call, as OpenAPI security requirements (any one suffices): a session; no
+ * one for a call anyone may make; and, for a call that names an API key scope, a key with
+ * that scope, once the bearer scheme keys use is among the schemes (a requirement naming an
+ * undescribed scheme would promise a way in the gateway does not have).
+ */
+function security(route: PublicRoute, schemes: Readonly<Record<string, JsonObject>>): JsonObject[] {
+  const bearer = Object.keys(schemes).find(
+    (name) => schemes[name]!['type'] === 'http' && schemes[name]!['scheme'] === 'bearer',
+  );
+  return [
+    ...(route.access === 'anyone' ? [{}] : []),
+    { session: [] },
+    ...(bearer && route.apiKeyScope ? [{ [bearer]: [route.apiKeyScope] }] : []),
+  ];
+}
+
+function operation(route: PublicRoute, schemes: Readonly<Record<string, JsonObject>>): JsonObject {
   return {
     operationId: route.operationId,
     summary: route.summary,
-    security: route.access === 'signed-in' ? [{ session: [] }] : [{}, { session: [] }],
+    security: security(route, schemes),
     parameters: [
-      ...(route.csrf === 'same-origin' ? [] : [requestedWith]),
+      // A call made with an API key sends no cookie, and needs no X-Requested-With.
+      ...(route.csrf === 'same-origin' ? [] : [requestedWith(route.apiKeyScope !== undefined)]),
       ...parameters(route.params, 'path'),
       ...parameters(route.query, 'query'),
     ],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }
+      : {}),
     responses: Object.fromEntries(
-      Object.entries(route.answers).map(([status, answer]) => [status, response(answer)]),
+      Object.entries(answersOf(route)).map(([status, answer]) => [status, response(answer)]),
     ),
   };
 }
 
 /** The OpenAPI paths of the public API: one operation per route of `publicApi`. */
-function paths(routes: readonly PublicRoute[]): JsonObject {
+function paths(
+  routes: readonly PublicRoute[],
+  schemes: Readonly<Record<string, JsonObject>>,
+): JsonObject {
   const byPath: Record<string, JsonObject> = {};
   for (const route of routes) {
-    byPath[route.path] = { ...byPath[route.path], [route.method.toLowerCase()]: operation(route) };
+    byPath[route.path] = {
+      ...byPath[route.path],
+      [route.method.toLowerCase()]: operation(route, schemes),
+    };
   }
   return byPath;
 }
 
 /**
  * The OpenAPI 3.1 description of the public API (SPEC.md section 7), generated from its
- * description in @shortener/contracts (`publicApi`): the same zod schemas validate the
- * requests and answers, and a test holds the route list to the gateway's controllers.
+ * description in @shortener/contracts (`publicApi`), the entries the gateway's handlers are
+ * bound to: the same zod schemas validate the requests and answers.
  */
-export function buildOpenApiDocument(): JsonObject {
+export function buildOpenApiDocument(
+  routes: readonly PublicRoute[] = Object.values(publicApi),
+  securitySchemes: Readonly<Record<string, JsonObject>> = SECURITY_SCHEMES,
+): JsonObject {
   return {
     openapi: '3.1.0',
     info: {
@@ -119,20 +258,16 @@ export function buildOpenApiDocument(): JsonObject {
         `the origin is https) and the \`${LOGGED_IN_COOKIE}\` cookie the page reads. Sign-out is a ` +
         'form POST to /logout from this origin (GET /logout only shows that form). ' +
         'Short links resolve at /r/{urlID}.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    // The origin that serves this description: the web page's, whatever name it is reached by.
+    servers: [{ url: '/', description: 'This origin' }],
     components: {
-      securitySchemes: {
-        session: {
-          type: 'apiKey',
-          in: 'cookie',
-          name: SESSION_COOKIE,
-          description: `\`${SECURE_SESSION_COOKIE}\` when the origin is https`,
-        },
-      },
+      securitySchemes,
       schemas: Object.fromEntries(
         Object.values(PUBLIC_SCHEMAS).map(({ name, schema }) => [name, jsonSchema(schema)]),
       ),
     },
-    paths: paths(Object.values(publicApi)),
+    paths: paths(routes, securitySchemes),
   };
 }

@@ -1,105 +1,56 @@
-import { Controller, Get, Module, Post } from '@nestjs/common';
-import {
-  controllersOf,
-  routeDrift,
-  routeKey,
-  routesOf,
-  type NestRoute,
-} from '@shortener/chassis-nest';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { controllersOf, handlersAgainst } from '@shortener/chassis-nest';
 import { publicApi, type PublicRoute } from '@shortener/contracts';
 import { inProcess } from '@shortener/chassis';
 import { AppModule } from '../app.module';
-import { loadGatewayConfig } from '../config';
+import { InProcessKeyRevocations } from '../api-keys/key-revocations';
 import { MemoryRateLimiter } from '../rate-limit/memory-rate-limiter';
-import { SignedInGuard } from '../session/session.guards';
+import { OptionalSessionGuard, SignedInGuard } from '../session/session.guards';
+import { ApiRoute } from '../edge/api-route.decorator';
+import { ApiKeyGuard } from '../api-keys/api-key.guard';
 
-const config = loadGatewayConfig({ INTERNAL_API_SECRET: 'a-test-secret-of-32-characters!!' });
 const application = () =>
-  AppModule.forRoot(config, {
+  AppModule.forRoot({
     rateLimits: inProcess(new MemoryRateLimiter()),
     liveVisits: inProcess({ subscribe: () => () => undefined }),
+    keyRevocations: inProcess(new InProcessKeyRevocations()),
   });
-
-/** The public routes the gateway's controllers serve (everything under /api), OpenAPI style. */
-function publicRoutes(module = application()): NestRoute[] {
-  return routesOf(controllersOf(module))
-    .filter((route) => route.path === '/api' || route.path.startsWith('/api/'))
-    .map((route) => ({ ...route, path: route.path.replace(/:(\w+)/g, '{$1}') }));
-}
 
 const contract: readonly PublicRoute[] = Object.values(publicApi);
 
-describe('the public API description against the gateway controllers', () => {
-  const served = publicRoutes();
-  const entry = (route: NestRoute): PublicRoute => {
-    const found = contract.find((one) => routeKey(one) === routeKey(route));
-    if (!found) throw new Error(`${routeKey(route)} has no entry in publicApi`);
-    return found;
-  };
-
-  it('describes every /api route the controllers serve, and no other', () => {
-    expect(served.map(routeKey).sort()).toEqual([
-      'GET /api/stats/{urlID}',
-      'GET /api/stats/{urlID}/live',
-      'GET /api/stats/{urlID}/visits.csv',
-      'GET /api/user',
-      'GET /api/visitors/{urlID}',
-      'POST /api/delete/{urlID}',
-      'POST /api/shorten',
-    ]);
-    expect(routeDrift(served, contract)).toEqual({ undescribed: [], unserved: [] });
-  });
-
-  it('would notice a route added to a controller without a contract entry', () => {
-    @Controller('api')
-    class ExtraController {
-      @Get('extra/:id')
-      extra(): string {
-        return '';
-      }
-
-      @Post('user')
-      user(): string {
-        return '';
-      }
-    }
-    @Module({ controllers: [ExtraController] })
-    class ExtraModule {}
-    const module = application();
-    const extended = { ...module, imports: [...(module.imports ?? []), ExtraModule] };
-    expect(routeDrift(publicRoutes(extended), contract)).toEqual({
-      undescribed: ['GET /api/extra/{id}', 'POST /api/user'],
+describe('the public API against the gateway handlers', () => {
+  it('has exactly one handler bound to each publicApi entry, and none to another entry', () => {
+    expect(controllersOf(application()).length).toBeGreaterThan(0);
+    expect(handlersAgainst(application(), contract)).toEqual({
       unserved: [],
+      servedTwice: [],
+      unlisted: [],
     });
   });
 
-  it('documents the status each route answers when it succeeds, as its first 2xx', () => {
-    for (const route of served) {
-      const documented = Object.keys(entry(route).answers)
-        .map(Number)
-        .filter((status) => status >= 200 && status < 300);
-      expect({ route: routeKey(route), success: documented[0] }).toEqual({
-        route: routeKey(route),
-        success: route.status,
+  it('requires a session (401) exactly where the entry documents it, and takes keys first', () => {
+    for (const entry of contract) {
+      class Probe {
+        handler(): void {}
+      }
+      const descriptor = Object.getOwnPropertyDescriptor(Probe.prototype, 'handler')!;
+      ApiRoute(entry)(Probe.prototype, 'handler', descriptor);
+      const guards = Reflect.getMetadata(GUARDS_METADATA, descriptor.value as object) as unknown[];
+      expect({ route: entry.operationId, has401: 401 in entry.answers, guards }).toEqual({
+        route: entry.operationId,
+        has401: entry.access === 'signed-in',
+        guards: [ApiKeyGuard, entry.access === 'signed-in' ? SignedInGuard : OptionalSessionGuard],
       });
     }
   });
 
-  it('documents 401 exactly where a session is required, and the path parameters', () => {
-    for (const route of served) {
-      const described = entry(route);
-      const signedIn = route.guards.includes(SignedInGuard);
-      expect({
-        route: routeKey(route),
-        access: described.access,
-        has401: 401 in described.answers,
-      }).toEqual({
-        route: routeKey(route),
-        access: signedIn ? 'signed-in' : 'anyone',
-        has401: signedIn,
+  it('describes the parameters each path names', () => {
+    for (const entry of contract) {
+      const inPath = [...entry.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      expect({ route: entry.operationId, params: Object.keys(entry.params?.shape ?? {}) }).toEqual({
+        route: entry.operationId,
+        params: inPath,
       });
-      const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
-      expect(Object.keys(described.params?.shape ?? {})).toEqual(inPath);
     }
   });
 });

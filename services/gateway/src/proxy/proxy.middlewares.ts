@@ -9,23 +9,6 @@ import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { SessionResolver } from '../session/session-resolver';
 import { upstreamProxy } from './upstream-proxy';
 
-/** /r/{code} to the redirect service (in Kubernetes the Ingress sends it there directly). */
-@Injectable()
-export class RedirectProxyMiddleware implements NestMiddleware {
-  private readonly proxy: RequestHandler;
-
-  constructor(
-    @Inject(SERVICE_CONFIG) config: GatewayConfig,
-    @Inject(SERVICE_LOGGER) logger: Logger,
-  ) {
-    this.proxy = upstreamProxy('redirect', config.REDIRECT_URL, logger);
-  }
-
-  use(req: Request, res: Response, next: NextFunction): void {
-    this.proxy(req, res, next);
-  }
-}
-
 /** /login, /auth/*, /logout to the auth service, which runs the whole browser sign-in and out. */
 @Injectable()
 export class AuthProxyMiddleware implements NestMiddleware {

@@ -2,22 +2,18 @@ import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from 
 import {
   AuthProxyMiddleware,
   ForgetSessionMiddleware,
-  RedirectProxyMiddleware,
   SignInRateLimitMiddleware,
 } from './proxy.middlewares';
 
 /**
  * The paths the gateway passes through to a service as they are. Sign-in is proxied, not
  * re-implemented here: the auth service owns the whole OAuth flow and its cookies, and the
- * browser still sees one origin.
+ * browser still sees one origin. (/r/ is not here: the fast path in front of Express takes
+ * every request for it, see redirect-fast-path.ts.)
  */
 @Module({})
 export class ProxyModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    // GET routes answer HEAD too (a HEAD redirects without counting a visit).
-    consumer
-      .apply(RedirectProxyMiddleware)
-      .forRoutes({ path: 'r/*code', method: RequestMethod.GET });
     consumer
       .apply(SignInRateLimitMiddleware, AuthProxyMiddleware)
       .forRoutes({ path: 'login', method: RequestMethod.GET });

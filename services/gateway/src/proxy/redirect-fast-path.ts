@@ -1,9 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import proxyAddr from 'proxy-addr';
 import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { compileTrustedProxies, REQUEST_ID_HEADER, requestIdFrom } from '@shortener/chassis';
+import {
+  compileTrustedProxies,
+  hasBody,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+} from '@shortener/chassis';
 import { MESSAGES } from '@shortener/contracts';
+import { resolveClientAddress } from '../edge/client-address';
 
 /**
  * The visitor's request headers passed on: what the redirect service reads of them (the visit's
@@ -26,6 +31,29 @@ const HOP_BY_HOP = new Set([
 ]);
 
 const BAD_GATEWAY = JSON.stringify({ message: MESSAGES.serverError });
+const BODY_REFUSED = JSON.stringify({ message: MESSAGES.noBodyOnShortLink });
+
+/**
+ * The redirect service's path for a request target Express's router would send to /r/, or
+ * undefined: `/r/…` in any case (the router ignores case) and the absolute form
+ * `scheme://host/r/…` (read for its path, as the router reads it), written `/r/…`. Every such
+ * request takes the fast path, so there is one way to the redirect service and it never
+ * carries what the fast path leaves out (cookies, credentials).
+ */
+export function redirectPath(target: string): string | undefined {
+  let path = target;
+  if (target.charCodeAt(0) !== 0x2f /* / */) {
+    const scheme = target.indexOf('://');
+    if (scheme <= 0) return undefined;
+    // The authority ends at the first of / ? #: the path starts only at a slash.
+    const end = target.slice(scheme + 3).search(/[/?#]/);
+    if (end === -1 || target[scheme + 3 + end] !== '/') return undefined;
+    path = target.slice(scheme + 3 + end);
+  }
+  const r = path[1];
+  if (path[2] !== '/' || (r !== 'r' && r !== 'R')) return undefined;
+  return r === 'r' ? path : `/r${path.slice(2)}`;
+}
 
 export interface RedirectFastPath {
   (req: IncomingMessage, res: ServerResponse): boolean;
@@ -36,14 +64,17 @@ export interface RedirectFastPath {
 /**
  * `/r/{code}` straight to the redirect service, before Express and Nest see the request: on
  * one machine the gateway stands where the Kubernetes Ingress does, which sends /r/ to the
- * redirect service directly. Kept-alive upstream connections (undici's Pool), no body (GET
- * and HEAD only), the client's address in X-Forwarded-For as TRUSTED_PROXIES resolves it
- * (proxy-addr, as Express does for the rest), the answer passed back as it is but for its
+ * redirect service directly. Kept-alive upstream connections (undici's Pool), on the redirect
+ * service's Unix socket when `socketPath` names it (there only this user can name a visitor's
+ * address), no body (GET and HEAD only), the client's address in X-Forwarded-For as
+ * resolveClientAddress says (as for the rest), the answer passed back as it is but for its
  * hop-by-hop headers; a redirect service that cannot be reached or says nothing for 10 s is
  * 502 `Server error`; a client that goes away cancels its upstream request.
  */
 export function redirectFastPath(options: {
   target: string;
+  /** The redirect service's UNIX_SOCKET: set, `target` is reached there. */
+  socketPath?: string | undefined;
   trustedProxies: readonly string[];
   logger: Logger;
   /** Headers every answer carries unless the redirect service sets its own (security). */
@@ -56,6 +87,7 @@ export function redirectFastPath(options: {
   // As many connections as the Agent before it allowed; one request at a time on each (no
   // pipelining: a slow lookup would hold up the redirects queued behind it).
   const pool = new Pool(new URL(options.target).origin, {
+    ...(options.socketPath === undefined ? {} : { socketPath: options.socketPath }),
     connections: 256,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -66,17 +98,26 @@ export function redirectFastPath(options: {
   const defaultNames = new Set([...defaults.map(([name]) => name), REQUEST_ID_HEADER]);
 
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const url = req.url ?? '';
     const method = req.method;
-    if (!url.startsWith('/r/') || (method !== 'GET' && method !== 'HEAD')) return false;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = redirectPath(req.url ?? '');
+    if (url === undefined) return false;
+    // Refused as the edge and the redirect service refuse it: a body is not a visit's.
+    if (hasBody(req)) {
+      res.writeHead(400, {
+        ...Object.fromEntries(defaults),
+        'content-type': 'application/json; charset=utf-8',
+        connection: 'close',
+      });
+      res.end(BODY_REFUSED);
+      return true;
+    }
     const given = req.headers;
-    const address = proxyAddr(req, trust);
     // One id in both services' logs, as for every request the gateway passes on.
     const requestId = requestIdFrom(given);
     const headers: Record<string, string> = {
       [REQUEST_ID_HEADER]: requestId,
-      'x-forwarded-for':
-        address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address,
+      'x-forwarded-for': resolveClientAddress(req, trust),
     };
     for (const name of PASSED_ON) {
       const value = given[name];

@@ -20,10 +20,10 @@ export class FallbackRateLimiter implements RateLimiter {
     private readonly timeoutMs = PRIMARY_TIMEOUT_MS,
   ) {}
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitDecision> {
     let decision: RateLimitDecision;
     try {
-      decision = await this.withTimeout(this.shared.hit(key, limit, windowMs));
+      decision = await this.withTimeout(this.shared.hit(key, limit, windowMs, cost));
     } catch (error) {
       if (!this.away) {
         this.away = true;
@@ -32,7 +32,7 @@ export class FallbackRateLimiter implements RateLimiter {
           'Redis unavailable: rate limits counted in this process until it is back',
         );
       }
-      return this.local.hit(key, limit, windowMs);
+      return this.local.hit(key, limit, windowMs, cost);
     }
     if (this.away) {
       this.away = false;

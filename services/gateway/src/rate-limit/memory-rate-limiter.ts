@@ -9,7 +9,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+  hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitDecision> {
     const now = this.now();
     if (++this.hits % SWEEP_EVERY === 0) this.sweep(now);
     let window = this.windows.get(key);
@@ -17,8 +17,8 @@ export class MemoryRateLimiter implements RateLimiter {
       window = { count: 0, endsAt: now + windowMs };
       this.windows.set(key, window);
     }
-    window.count += 1;
-    return Promise.resolve(decide(window.count, limit, window.endsAt - now));
+    window.count += cost;
+    return Promise.resolve(decide(window.count, limit, window.endsAt - now, cost));
   }
 
   private sweep(now: number): void {

@@ -6,7 +6,8 @@ import type { GatewayConfig } from '../config';
 import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
 
 /** What is limited, each with its own count per client. */
-export type RateLimitBucket = 'api' | 'shorten-anonymous' | 'shorten-signed-in' | 'sign-in';
+export type RateLimitBucket =
+  'api' | 'shorten-anonymous' | 'shorten-signed-in' | 'sign-in' | 'api-key' | 'shorten-api-key';
 
 interface Policy {
   limit: number;
@@ -37,6 +38,18 @@ function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
       limit: config.SHORTEN_RATE_LIMIT_SIGNED_IN,
       message: (wait) => `Too many links shortened: please wait ${seconds(wait)} and try again.`,
       status: HttpStatus.FORBIDDEN,
+    },
+    // A script reads the status, not a page: 429 for each of a key's limits.
+    'api-key': {
+      limit: config.API_KEY_RATE_LIMIT,
+      message: (wait) =>
+        `Too many requests with this API key: please wait ${seconds(wait)} and try again.`,
+      status: HttpStatus.TOO_MANY_REQUESTS,
+    },
+    'shorten-api-key': {
+      limit: config.SHORTEN_RATE_LIMIT_SIGNED_IN,
+      message: (wait) => `Too many links shortened: please wait ${seconds(wait)} and try again.`,
+      status: HttpStatus.TOO_MANY_REQUESTS,
     },
     'sign-in': {
       limit: config.SIGN_IN_RATE_LIMIT,
@@ -83,5 +96,29 @@ export class RateLimitService {
     const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
     res.setHeader('retry-after', String(wait));
     throw new HttpException({ message: policy.message(wait) }, policy.status);
+  }
+
+  /**
+   * Counts `count` requests of `subject` at once (the links of a bulk call) and answers how
+   * many are within the limit, with the message for the others; Retry-After is set when
+   * some are not. A limiter that fails grants them all, as enforce lets a request pass.
+   */
+  async grant(
+    bucket: RateLimitBucket,
+    subject: string,
+    count: number,
+    res: Response,
+  ): Promise<{ granted: number; refusal: string }> {
+    const policy = this.policies[bucket];
+    let decision;
+    try {
+      decision = await this.limiter.hit(`${bucket}:${subject}`, policy.limit, this.windowMs, count);
+    } catch (error) {
+      this.logger.warn({ err: String(error), bucket }, 'rate limit not checked');
+      return { granted: count, refusal: '' };
+    }
+    const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
+    if (decision.granted < count) res.setHeader('retry-after', String(wait));
+    return { granted: decision.granted, refusal: policy.message(wait) };
   }
 }

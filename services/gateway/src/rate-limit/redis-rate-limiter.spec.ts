@@ -24,4 +24,15 @@ describe('RedisRateLimiter', () => {
     expect(ttl).toBeGreaterThan(0);
     await redis.del(`ratelimit:${key}`);
   });
+
+  it('counts several at once (the links of a bulk call), granting those within the limit', async () => {
+    const key = `test:${randomUUID()}`;
+    expect(await limiter.hit(key, 5, 2000, 3)).toMatchObject({ allowed: true, granted: 3 });
+    expect(await limiter.hit(key, 5, 2000, 4)).toMatchObject({ allowed: false, granted: 2 });
+    expect(await limiter.hit(key, 5, 2000, 1)).toMatchObject({ allowed: false, granted: 0 });
+    const ttl = await redis.pttl(`ratelimit:${key}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2000);
+    await redis.del(`ratelimit:${key}`);
+  });
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { SessionUser } from '@shortener/contracts';
+import { apiKeyCallerOf } from '../api-keys/api-key-caller';
 import { clientKey } from '../edge/client-address';
 import { RateLimitService } from './rate-limit.service';
 
@@ -16,7 +17,10 @@ export class ShortenRateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { user?: SessionUser | null }>();
     const res = http.getResponse<Response>();
-    if (req.user) await this.limits.enforce('shorten-signed-in', req.user.id, res);
+    // A key's shortening counts per user, apart from the web page's, and answers 429.
+    if (req.user && apiKeyCallerOf(req)) {
+      await this.limits.enforce('shorten-api-key', req.user.id, res);
+    } else if (req.user) await this.limits.enforce('shorten-signed-in', req.user.id, res);
     else await this.limits.enforce('shorten-anonymous', clientKey(req), res);
     return true;
   }

@@ -10,6 +10,7 @@ import { AuthGuard } from '@nestjs/passport';
 import type { CookieOptions, Request, Response } from 'express';
 import { LOGGED_IN_COOKIE, MESSAGES, signInLink, type SessionUser } from '@shortener/contracts';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
+import { apiKeyCallerOf } from '../api-keys/api-key-caller';
 import { secureCookies, type GatewayConfig } from '../config';
 import { callbackFrom } from './callback-from';
 import { presentedSession, sessionCookie } from './session-cookie';
@@ -25,6 +26,12 @@ type WithUser = Request & { user?: SessionUser | null };
 abstract class SessionGuard extends AuthGuard(SESSION_STRATEGY) {
   constructor(protected readonly config: GatewayConfig) {
     super();
+  }
+
+  /** A call ApiKeyGuard took with a key is its owner's already: no session to look for. */
+  override canActivate(context: ExecutionContext) {
+    if (apiKeyCallerOf(context.switchToHttp().getRequest<Request>())) return true;
+    return super.canActivate(context);
   }
 
   override getAuthenticateOptions(): { session: false } {

@@ -1,56 +1,86 @@
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
-import type { StoredVisits } from '@shortener/contracts';
-import { sameOrigin, streamVisits } from './live-stream';
-import type { LiveVisitFeed, StoredVisitsListener } from './live-visits';
-
-class FakeResponse extends EventEmitter {
-  status = 0;
-  headers: Record<string, string> = {};
-  written = '';
-  ended = false;
-  writeHead(status: number, headers: Record<string, string>) {
-    this.status = status;
-    this.headers = headers;
-    return this;
-  }
-  write(chunk: string) {
-    this.written += chunk;
-    return true;
-  }
-  end() {
-    this.ended = true;
-  }
-}
-
-function feed() {
-  const listeners = new Map<string, Set<StoredVisitsListener>>();
-  const value: LiveVisitFeed = {
-    subscribe(urlID, listener) {
-      const set = listeners.get(urlID) ?? new Set();
-      set.add(listener);
-      listeners.set(urlID, set);
-      return () => set.delete(listener);
-    },
-  };
-  return {
-    value,
-    emit: (batch: StoredVisits) => listeners.get(batch.urlID)?.forEach((l) => l(batch)),
-    watching: (urlID: string) => listeners.get(urlID)?.size ?? 0,
-  };
-}
-
-const visit = (id: string) => ({
-  _id: id,
-  createdAt: '2026-11-24T10:00:00.000Z',
-  userAgent: { platform: 'Windows', browser: 'Chrome' },
-  ipAddress: '203.0.113.9',
-  country: 'ZZ',
-  device: 'desktop' as const,
-  bot: false,
-});
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { LIVE_END_REASONS } from '@shortener/contracts';
+import {
+  sameOrigin,
+  STREAM_BUFFER_BYTES,
+  streamVisits,
+  type LagOutcome,
+  type LiveStream,
+  type LiveStreamOptions,
+} from './live-stream';
+import { FakeResponse, fakeFeed as feed, aLiveVisit as visit } from './live-fakes';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A stream served by a real HTTP server to a raw socket client, which can stop reading (what
+ * the gateway sends then fills the kernel's buffers, then the response's) and start again.
+ */
+async function servedStream(options: Partial<LiveStreamOptions> = {}) {
+  const visits = feed();
+  const lags: LagOutcome[] = [];
+  let res!: ServerResponse;
+  let stream!: LiveStream;
+  let closed = false;
+  const server = createServer((_req, response) => {
+    res = response;
+    stream = streamVisits(response, {
+      urlID: 'AbC1234',
+      feed: visits.value,
+      sessionAlive: () => Promise.resolve(true),
+      onLag: (outcome) => lags.push(outcome),
+      onClose: () => (closed = true),
+      ...options,
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const client: Socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  client.on('error', () => undefined);
+  let received = '';
+  client.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  client.write('GET /live HTTP/1.1\r\nHost: test\r\n\r\n');
+  await waitUntil(() => received.includes('retry:'));
+  return {
+    visits,
+    lags,
+    client,
+    res: () => res,
+    stream: () => stream,
+    closed: () => closed,
+    received: () => received,
+    /** The names of the events the client has read, in order. */
+    events: () => [...received.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]),
+    /** Announces `count` visits in notices of `per`, each in a turn of its own, as Redis does. */
+    async announce(count: number, per: number, prefix = 'v') {
+      for (let sent = 0; sent < count; sent += per) {
+        visits.emit({
+          urlID: 'AbC1234',
+          visits: Array.from({ length: Math.min(per, count - sent) }, (_, at) =>
+            visit(`${prefix}${sent + at}`),
+          ),
+        });
+        await flush();
+      }
+    },
+    async stop() {
+      client.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('the live stream', () => {
   it("sends each stored visit of its link as an event, and no other link's", () => {
@@ -97,6 +127,86 @@ describe('the live stream', () => {
       expect(visits.watching('AbC1234')).toBe(0);
     } finally {
       jest.useRealTimers();
+    }
+  });
+});
+
+/** Notices of 200 visits (43 KB of events) that make about 10 MB: more than the kernel takes. */
+const FLOOD_ROUNDS = 250;
+
+describe('the live stream of a client that does not keep up', () => {
+  it('sends a client that reads every visit, notices of 200 included, and no refetch', async () => {
+    const served = await servedStream();
+    try {
+      await served.announce(4000, 200);
+      await waitUntil(() => served.received().includes('"v3999"'));
+      expect(served.events().filter((name) => name === 'visit')).toHaveLength(4000);
+      expect(served.lags).toEqual([]);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('holds no more than its buffer for a client that stops reading, and asks it to refetch once it reads again', async () => {
+    const served = await servedStream();
+    try {
+      served.client.pause();
+      let most = 0;
+      for (let round = 0; round < FLOOD_ROUNDS; round++) {
+        await served.announce(200, 200, `r${round}-`);
+        most = Math.max(most, served.res().writableLength);
+      }
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThan(STREAM_BUFFER_BYTES + 1024);
+      expect(served.lags).toEqual([]);
+
+      served.client.resume();
+      await waitUntil(() => served.events().includes('refetch'));
+      expect(served.events().filter((name) => name === 'visit').length).toBeLessThan(
+        FLOOD_ROUNDS * 200,
+      );
+      expect(served.lags).toEqual(['refetch']);
+      await served.announce(1, 1, 'after');
+      await waitUntil(() => served.received().includes('"after0"'));
+      expect(served.events().slice(-2)).toEqual(['refetch', 'visit']);
+      expect(served.closed()).toBe(false);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('cuts a client that has read nothing for a heartbeat, with a reset', async () => {
+    const served = await servedStream({ heartbeatMs: 200 });
+    try {
+      served.client.pause();
+      for (let round = 0; round < FLOOD_ROUNDS; round++) {
+        await served.announce(200, 200, `r${round}-`);
+      }
+      await waitUntil(() => served.closed());
+      expect(served.lags).toEqual(['cut']);
+      const gone = once(served.client, 'close');
+      served.client.resume();
+      // What the kernel held when the connection was reset, then nothing.
+      await gone;
+      expect(served.received().length).toBeLessThan(FLOOD_ROUNDS * 200 * 200);
+      expect(served.visits.watching('AbC1234')).toBe(0);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('ends with the reason it is given, and finishes the answer', async () => {
+    const served = await servedStream();
+    try {
+      served.stream().end(LIVE_END_REASONS.linkDeleted);
+      await waitUntil(() => served.received().includes('event: end\n'));
+      expect(served.received()).toContain('event: end\ndata: {"reason":"link deleted"}\n\n');
+      // The chunked answer's last chunk: the response is over.
+      await waitUntil(() => served.received().endsWith('0\r\n\r\n'));
+      expect(served.closed()).toBe(true);
+      expect(served.visits.watching('AbC1234')).toBe(0);
+    } finally {
+      await served.stop();
     }
   });
 });

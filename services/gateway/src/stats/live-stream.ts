@@ -1,11 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import type { LiveVisit } from '@shortener/contracts';
+import { LIVE_END_REASONS, LIVE_EVENTS, type LiveEndReason } from '@shortener/contracts';
 import type { LiveVisitFeed } from './live-visits';
 
 /** A comment line every so often, so proxies and browsers keep an idle stream open. */
 export const HEARTBEAT_MS = 15_000;
 /** How soon a browser reconnects after the stream drops (a gateway restart, say). */
 export const RECONNECT_MS = 2000;
+
+/** What became of a stream that fell behind: it caught up (and was told to refetch), or was cut. */
+export type LagOutcome = 'refetch' | 'cut';
 
 export interface LiveStreamOptions {
   urlID: string;
@@ -15,14 +18,43 @@ export interface LiveStreamOptions {
   heartbeatMs?: number;
   /** Aborted when the gateway stops: the stream ends, and the browser reconnects elsewhere. */
   stopping?: AbortSignal;
+  /** Called once the stream is over, however it ended. */
+  onClose?: () => void;
+  onLag?: (outcome: LagOutcome) => void;
 }
 
+export interface LiveStream {
+  /** Ends the stream with an `end` event that tells the browser why and not to reconnect. */
+  end(reason: LiveEndReason): void;
+}
+
+const event = (name: string, data: unknown): string =>
+  `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /**
- * Server-Sent Events of one link's stored visits: `event: visit` with one visit as JSON each,
- * a comment heartbeat, and the end of the stream when the session ends (checked at each
- * heartbeat) or the browser goes away.
+ * What one stream may hold in the gateway's memory that its client has not taken (beyond
+ * what the kernel buffers for its socket, a few MB): at or past it, visits are left out. At
+ * least the socket's high-water mark (16 KB, 64 KB from Node 22), so that a write made past
+ * it has said false and the socket will tell when it drains. Writes of one turn of the event
+ * loop are held (corked) until the next, so this is also the most one notice is sent of at
+ * once: about 300 visits.
  */
-export function streamVisits(res: ServerResponse, options: LiveStreamOptions): void {
+export const STREAM_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Server-Sent Events of one link's stored visits: `visit` with one visit as JSON each, a
+ * comment heartbeat, and `end` when the session ends (checked at each heartbeat) or `end()`
+ * is called; over when the browser goes away.
+ *
+ * A client that does not take visits as fast as they come costs the gateway no more than
+ * STREAM_BUFFER_BYTES: past it, visits are left out, not queued, and once the socket has
+ * drained one `refetch` tells the browser that what it shows is stale. A client still behind
+ * a heartbeat later is cut with a TCP reset, which frees at once what the kernel holds for it
+ * too (a close would keep that until the peer reads it); EventSource then reconnects, and
+ * the web app refetches on reconnecting.
+ */
+export function streamVisits(res: ServerResponse, options: LiveStreamOptions): LiveStream {
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -30,39 +62,79 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): v
     // nginx and other proxies would otherwise hold the events back.
     'x-accel-buffering': 'no',
   });
-  res.write(`retry: ${RECONNECT_MS}\n: live visits of ${options.urlID}\n\n`);
-  const send = (visit: LiveVisit) => res.write(`event: visit\ndata: ${JSON.stringify(visit)}\n\n`);
-  const unsubscribe = options.feed.subscribe(options.urlID, (batch) => {
-    for (const visit of batch.visits) send(visit);
-  });
   let closed = false;
-  const close = (): void => {
+  /** Since when visits are being left out, until the socket drains. */
+  let behindSince: number | null = null;
+  const write = (chunk: string): void => {
+    if (!closed) res.write(chunk);
+  };
+  res.on('drain', () => {
+    if (behindSince === null) return;
+    behindSince = null;
+    options.onLag?.('refetch');
+    write(event(LIVE_EVENTS.refetch, {}));
+  });
+
+  write(`retry: ${RECONNECT_MS}\n: live visits of ${options.urlID}\n\n`);
+  const unsubscribe = options.feed.subscribe(options.urlID, (batch) => {
+    for (const visit of batch.visits) {
+      if (res.writableLength >= STREAM_BUFFER_BYTES) {
+        behindSince ??= Date.now();
+        return;
+      }
+      write(event(LIVE_EVENTS.visit, visit));
+    }
+  });
+
+  const reset = (): void => {
+    try {
+      res.socket?.resetAndDestroy();
+    } catch {
+      // Not a TCP socket: closed the ordinary way.
+    }
+    res.destroy();
+  };
+  const close = ({ cut = false } = {}): void => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
-    options.stopping?.removeEventListener('abort', close);
-    res.end();
+    options.stopping?.removeEventListener('abort', stop);
+    if (cut || behindSince !== null) {
+      reset();
+    } else {
+      res.end();
+      // Ended, but a client that does not read would hold the connection open for good.
+      const unread = setTimeout(reset, heartbeatMs);
+      unread.unref();
+      res.once('finish', () => clearTimeout(unread));
+    }
+    options.onClose?.();
   };
+  const stop = (): void => close();
+  const end = (reason: LiveEndReason): void => {
+    write(event(LIVE_EVENTS.end, { reason }));
+    close();
+  };
+
   const heartbeat = setInterval(() => {
+    if (behindSince !== null) {
+      if (Date.now() - behindSince < heartbeatMs) return;
+      options.onLag?.('cut');
+      close({ cut: true });
+      return;
+    }
     void options.sessionAlive().then(
-      (alive) => {
-        if (closed) return;
-        if (!alive) {
-          res.write('event: end\ndata: {"reason":"session ended"}\n\n');
-          close();
-          return;
-        }
-        res.write(': heartbeat\n\n');
-      },
+      (alive) => (alive ? write(': heartbeat\n\n') : end(LIVE_END_REASONS.sessionEnded)),
       // The auth service cannot say now: keep the stream, ask again at the next beat.
-      () => (closed ? undefined : res.write(': heartbeat\n\n')),
+      () => write(': heartbeat\n\n'),
     );
-  }, options.heartbeatMs ?? HEARTBEAT_MS);
+  }, heartbeatMs);
   heartbeat.unref();
-  res.on('close', close);
+  res.on('close', stop);
   if (options.stopping?.aborted) close();
-  options.stopping?.addEventListener('abort', close, { once: true });
+  options.stopping?.addEventListener('abort', stop, { once: true });
+  return { end };
 }
 
 /**

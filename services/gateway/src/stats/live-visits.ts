@@ -1,6 +1,7 @@
 import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
 import { storedVisitsChannel, storedVisitsSchema, type StoredVisits } from '@shortener/contracts';
+import { decodeInvalidation, INVALIDATION_CHANNEL } from '@shortener/link-cache';
 
 export type StoredVisitsListener = (batch: StoredVisits) => void;
 
@@ -8,6 +9,11 @@ export type StoredVisitsListener = (batch: StoredVisits) => void;
 export interface LiveVisitFeed {
   /** Listens to one link's notices; returns what stops listening. */
   subscribe(urlID: string, listener: StoredVisitsListener): () => void;
+  /**
+   * Listens to the links deleted or purged anywhere, where the feed hears of them. The
+   * embedded mode's in-process feed does not; its one gateway knows the deletions it makes.
+   */
+  onLinkRemoved?(listener: (urlID: string) => void): void;
 }
 
 const CHANNEL_PREFIX = storedVisitsChannel('');
@@ -16,13 +22,21 @@ const CHANNEL_PREFIX = storedVisitsChannel('');
  * The distributed mode's feed: Redis pub/sub on a connection of its own, a channel per link
  * subscribed while at least one stream of this instance watches it (ioredis subscribes again
  * after a reconnect). A message that is not a notice (anyone with access to Redis can
- * publish) is dropped.
+ * publish) is dropped. Removed links come from the link cache's broadcast of deletions, the
+ * one the redirect instances drop their copies on.
  */
 export function redisLiveVisits(url: string, logger: Logger): Adapter<LiveVisitFeed> {
   // Subscriptions wait in the offline queue while Redis is away, and are made when it is back.
   const redis = createRedis(url, logger, { enableOfflineQueue: true, maxRetriesPerRequest: null });
   const listeners = new Map<string, Set<StoredVisitsListener>>();
+  const removalListeners = new Set<(urlID: string) => void>();
   redis.on('message', (channel: string, message: string) => {
+    if (channel === INVALIDATION_CHANNEL) {
+      // The broadcast also carries edits and restores: those streams go on.
+      const { code, removed } = decodeInvalidation(message);
+      if (removed) for (const listener of removalListeners) listener(code);
+      return;
+    }
     if (!channel.startsWith(CHANNEL_PREFIX)) return;
     const watching = listeners.get(channel.slice(CHANNEL_PREFIX.length));
     if (!watching) return;
@@ -34,6 +48,10 @@ export function redisLiveVisits(url: string, logger: Logger): Adapter<LiveVisitF
       return;
     }
     for (const listener of watching) listener(batch);
+  });
+  // A removal announced while Redis is away is missed: that stream ends with its session.
+  redis.subscribe(INVALIDATION_CHANNEL).catch((error: unknown) => {
+    logger.warn({ err: (error as Error).message }, 'live visits: subscribe to removals failed');
   });
   const feed: LiveVisitFeed = {
     subscribe(urlID, listener) {
@@ -52,6 +70,9 @@ export function redisLiveVisits(url: string, logger: Logger): Adapter<LiveVisitF
         listeners.delete(urlID);
         redis.unsubscribe(storedVisitsChannel(urlID)).catch(() => undefined);
       };
+    },
+    onLinkRemoved(listener) {
+      removalListeners.add(listener);
     },
   };
   return {

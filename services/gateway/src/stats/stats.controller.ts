@@ -1,67 +1,59 @@
 import { pipeline } from 'node:stream/promises';
-import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { statsQuerySchema, type LinkStats, type SessionUser } from '@shortener/contracts';
-import { LIFECYCLE, SERVICE_CONFIG, type Lifecycle } from '@shortener/chassis-nest';
+import { publicApi, type LinkStats, type SessionUser } from '@shortener/contracts';
+import { Input, SERVICE_CONFIG, type RouteInput } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
-import { parseRequest } from '../edge/parse-request';
+import { ApiRoute } from '../edge/api-route.decorator';
 import { RequestId } from '../edge/request-id.decorator';
 import { presentedSession } from '../session/session-cookie';
 import { SessionResolver } from '../session/session-resolver';
-import { CurrentUser, SignedInGuard } from '../session/session.guards';
-import { streamVisits } from './live-stream';
-import type { LiveVisitFeed } from './live-visits';
+import { CurrentUser } from '../session/session.guards';
+import { LiveStreams } from './live-streams';
 import { StatsService } from './stats.service';
 
-export const LIVE_VISITS = Symbol('LIVE_VISITS');
-
-@Controller('api')
+@Controller()
 export class StatsController {
   constructor(
     @Inject(StatsService) private readonly stats: StatsService,
-    @Inject(LIVE_VISITS) private readonly feed: LiveVisitFeed,
+    @Inject(LiveStreams) private readonly streams: LiveStreams,
     @Inject(SessionResolver) private readonly sessions: SessionResolver,
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
-    @Inject(LIFECYCLE) private readonly lifecycle: Lifecycle,
   ) {}
 
-  @Get('stats/:urlID')
-  @UseGuards(SignedInGuard)
+  @ApiRoute(publicApi.getStats)
   async get(
-    @Param('urlID') urlID: string,
-    @Query() query: unknown,
+    @Input() { params, query }: RouteInput<typeof publicApi.getStats>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
   ): Promise<LinkStats> {
-    const { range } = parseRequest(statsQuerySchema, query);
-    return this.stats.stats(urlID, range, { user, requestId });
+    return this.stats.stats(params.urlID, query.range, { user, requestId });
   }
 
-  /** Server-Sent Events of the link's visits as they are stored (same-origin: EdgeModule). */
-  @Get('stats/:urlID/live')
-  @UseGuards(SignedInGuard)
+  /**
+   * Server-Sent Events of the link's visits as they are stored (same-origin: EdgeModule);
+   * 429 past the streams one user or this instance may hold (LiveStreams).
+   */
+  @ApiRoute(publicApi.getLiveVisits)
   async live(
-    @Param('urlID') urlID: string,
+    @Input() { params: { urlID } }: RouteInput<typeof publicApi.getLiveVisits>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.stats.ownLink(urlID, { user, requestId });
     const session = presentedSession(req, this.config);
-    streamVisits(res, {
+    await this.streams.open(res, {
+      userId: user.id,
       urlID,
-      feed: this.feed,
+      allowed: () => this.stats.ownLink(urlID, { user, requestId }),
       sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
-      heartbeatMs: this.config.LIVE_HEARTBEAT_MS,
-      stopping: this.lifecycle.stopping,
     });
   }
 
-  @Get('stats/:urlID/visits.csv')
-  @UseGuards(SignedInGuard)
+  @ApiRoute(publicApi.getVisitsCsv)
   async csv(
-    @Param('urlID') urlID: string,
+    @Input() { params: { urlID } }: RouteInput<typeof publicApi.getVisitsCsv>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
     @Res() res: Response,

@@ -1,19 +1,44 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import type { SessionUser, UserData } from '@shortener/contracts';
+import { Controller, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import {
+  NEXT_CURSOR_HEADER,
+  publicApi,
+  type SessionUser,
+  type ShortLink,
+  type UserData,
+} from '@shortener/contracts';
+import { Input, type RouteInput } from '@shortener/chassis-nest';
+import { ApiRoute } from '../edge/api-route.decorator';
 import { RequestId } from '../edge/request-id.decorator';
-import { CurrentUser, SignedInGuard } from '../session/session.guards';
+import { CurrentUser } from '../session/session.guards';
 import { UserService } from './user.service';
 
-@Controller('api')
+@Controller()
 export class UserController {
   constructor(@Inject(UserService) private readonly users: UserService) {}
 
-  @Get('user')
-  @UseGuards(SignedInGuard)
-  user(
+  /** SPEC's user data with the newest links; the next page's cursor in X-Next-Cursor. */
+  @ApiRoute(publicApi.getUser)
+  async user(
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<UserData> {
-    return this.users.userData(user, requestId);
+    const { nextCursor, ...data } = await this.users.userData(user, requestId);
+    if (nextCursor) res.setHeader(NEXT_CURSOR_HEADER, nextCursor);
+    return data;
+  }
+
+  /** A page of the user's links, newest first; the next page's cursor in X-Next-Cursor. */
+  @ApiRoute(publicApi.listLinks)
+  async links(
+    @Input() { query }: RouteInput<typeof publicApi.listLinks>,
+    @CurrentUser() user: SessionUser,
+    @RequestId() requestId: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ShortLink[]> {
+    const page = await this.users.linksPage(user, query, requestId);
+    if (page.nextCursor) res.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
+    return page.urls;
   }
 }

@@ -1,21 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   internalApi,
+  shortLinkSchema,
   userDataSchema,
   type InternalLink,
+  type LinksQuery,
   type SessionUser,
+  type ShortLink,
   type UserData,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
-import { callBackend } from '../backends/backend-call';
+import { callBackend, refusal } from '../backends/backend-call';
 
-/** The most codes one visit-counts call takes (codesRequestSchema). */
-const COUNTS_BATCH = 1000;
+/** A page of the user's links with their visit counts, and where the next one starts. */
+export interface LinksPage {
+  urls: ShortLink[];
+  nextCursor: string | null;
+}
 
 /**
- * GET /api/user: who is signed in (from the session), their live links (one links call)
- * and each link's visit count (one analytics call per thousand links).
+ * GET /api/user and GET /api/links: who is signed in (from the session), a page of their
+ * live links (one links call) and each link's visit count (one analytics call: a page holds
+ * fewer links than a visit-counts call takes).
  */
 @Injectable()
 export class UserService {
@@ -24,16 +31,35 @@ export class UserService {
     @Inject(ANALYTICS_CLIENT) private readonly analytics: InternalClient,
   ) {}
 
-  async userData(user: SessionUser, requestId?: string): Promise<UserData> {
+  /** The first page of links: the same as /api/links' without a search. */
+  async userData(user: SessionUser, requestId?: string): Promise<UserData & LinksPage> {
+    const page = await this.linksPage(user, {}, requestId);
+    return {
+      ...userDataSchema.parse({
+        fullName: user.fullName,
+        profilePicture: user.profilePicture,
+        urls: page.urls,
+      }),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async linksPage(user: SessionUser, query: LinksQuery, requestId?: string): Promise<LinksPage> {
     const identity = { userId: user.id };
-    const listed = await callBackend(this.links, internalApi.listLinks, { identity, requestId });
-    const { links } = listed.body;
-    const counts = await this.visitCounts(links, user.id, requestId);
-    return userDataSchema.parse({
-      fullName: user.fullName,
-      profilePicture: user.profilePicture,
-      urls: links.map((link) => ({ ...link, visitCount: counts[link.urlID] ?? 0 })),
+    const listed = await callBackend(this.links, internalApi.listLinks, {
+      identity,
+      requestId,
+      query,
     });
+    if (listed.status === 400) throw refusal(listed);
+    const { links, nextCursor } = listed.body;
+    const counts = await this.visitCounts(links, user.id, requestId);
+    return {
+      urls: links.map((link) =>
+        shortLinkSchema.parse({ ...link, visitCount: counts[link.urlID] ?? 0 }),
+      ),
+      nextCursor,
+    };
   }
 
   private async visitCounts(
@@ -41,20 +67,12 @@ export class UserService {
     userId: string,
     requestId?: string,
   ): Promise<Record<string, number>> {
-    const batches: string[][] = [];
-    for (let start = 0; start < links.length; start += COUNTS_BATCH) {
-      batches.push(links.slice(start, start + COUNTS_BATCH).map((link) => link.urlID));
-    }
-    const answers = await Promise.all(
-      batches.map(async (codes) => {
-        const response = await callBackend(this.analytics, internalApi.visitCounts, {
-          identity: { userId },
-          requestId,
-          body: { codes },
-        });
-        return response.body.counts;
-      }),
-    );
-    return Object.assign({}, ...answers) as Record<string, number>;
+    if (links.length === 0) return {};
+    const response = await callBackend(this.analytics, internalApi.visitCounts, {
+      identity: { userId },
+      requestId,
+      body: { codes: links.map((link) => link.urlID) },
+    });
+    return response.body.counts;
   }
 }

@@ -1,32 +1,30 @@
-import { Controller, Get, Inject, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import {
   NEXT_CURSOR_HEADER,
-  visitorsQuerySchema,
+  publicApi,
   type SessionUser,
   type VisitorsResponse,
 } from '@shortener/contracts';
-import { parseRequest } from '../edge/parse-request';
+import { Input, type RouteInput } from '@shortener/chassis-nest';
+import { ApiRoute } from '../edge/api-route.decorator';
 import { RequestId } from '../edge/request-id.decorator';
-import { CurrentUser, SignedInGuard } from '../session/session.guards';
+import { CurrentUser } from '../session/session.guards';
 import { VisitorsService } from './visitors.service';
 
-@Controller('api')
+@Controller()
 export class VisitorsController {
   constructor(@Inject(VisitorsService) private readonly visitors: VisitorsService) {}
 
   /** One page of visits, newest first; the next page's cursor in X-Next-Cursor. */
-  @Get('visitors/:urlID')
-  @UseGuards(SignedInGuard)
+  @ApiRoute(publicApi.getVisitors)
   async list(
-    @Param('urlID') urlID: string,
-    @Query() query: unknown,
+    @Input() { params, query }: RouteInput<typeof publicApi.getVisitors>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<VisitorsResponse> {
-    const { cursor } = parseRequest(visitorsQuerySchema, query);
-    const page = await this.visitors.page(urlID, cursor, user, requestId);
+    const page = await this.visitors.page(params.urlID, query.cursor, user, requestId);
     if (page.nextCursor) res.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
     return page.visits;
   }

@@ -1,25 +1,23 @@
 import {
-  Body,
+  BadRequestException,
   Controller,
-  Delete,
-  Get,
-  HttpCode,
   Inject,
   NotFoundException,
-  Param,
-  Post,
   UnauthorizedException,
-  UseGuards,
 } from '@nestjs/common';
 import {
-  createLinkRequestSchema,
+  EDIT_LINK_MESSAGES,
+  internalApi,
+  LINKS_QUERY_MESSAGES,
   MESSAGES,
+  TARGET_URL_MESSAGES,
   type InternalLink,
   type LinkList,
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
-import { Caller, InternalAuthGuard } from '@shortener/chassis-nest';
+import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
+import { decodeLinkCursor } from './link-cursor';
 import { LinksService } from './links.service';
 
 const NOT_FOUND = 'Url not found';
@@ -30,42 +28,86 @@ function ownerOf(caller: CallerIdentity): string {
 }
 
 /** The internal API the gateway (and the redirect service, for resolve) calls. */
-@Controller('internal')
-@UseGuards(InternalAuthGuard)
+@Controller()
 export class LinksController {
   constructor(@Inject(LinksService) private readonly links: LinksService) {}
 
-  @Post('links')
-  @HttpCode(201)
-  create(@Caller() caller: CallerIdentity, @Body() body: unknown): Promise<InternalLink> {
-    const request = createLinkRequestSchema.safeParse(body ?? {});
-    const { url, days } = request.success ? request.data : { url: undefined, days: undefined };
-    return this.links.create(caller, url, days);
+  /** A body that is not an object carries no URL, and is answered like a missing one. */
+  @Route(internalApi.createLink, () => new BadRequestException(TARGET_URL_MESSAGES.required))
+  create(
+    @Caller() caller: CallerIdentity,
+    @Input() { body }: RouteInput<typeof internalApi.createLink>,
+  ): Promise<InternalLink> {
+    return this.links.create(caller, body.url, body.days, body.alias);
   }
 
-  @Get('links')
-  async list(@Caller() caller: CallerIdentity): Promise<LinkList> {
-    return { links: await this.links.listOwned(ownerOf(caller)) };
+  @Route(internalApi.listLinks)
+  async list(
+    @Caller() caller: CallerIdentity,
+    @Input() { query }: RouteInput<typeof internalApi.listLinks>,
+  ): Promise<LinkList> {
+    const owner = ownerOf(caller);
+    let after = null;
+    if (query.cursor !== undefined) {
+      after = decodeLinkCursor(query.cursor);
+      if (!after) throw new BadRequestException(LINKS_QUERY_MESSAGES.cursor);
+    }
+    return this.links.listOwned(owner, after, query.q);
   }
 
-  @Get('links/:code')
-  async get(@Caller() caller: CallerIdentity, @Param('code') code: string): Promise<InternalLink> {
-    const link = await this.links.getOwned(ownerOf(caller), code);
+  @Route(internalApi.getLink)
+  async get(
+    @Caller() caller: CallerIdentity,
+    @Input() { params }: RouteInput<typeof internalApi.getLink>,
+  ): Promise<InternalLink> {
+    const link = await this.links.getOwned(ownerOf(caller), params.code);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }
 
-  @Delete('links/:code')
-  @HttpCode(204)
-  async remove(@Caller() caller: CallerIdentity, @Param('code') code: string): Promise<void> {
-    if (!(await this.links.deleteOwned(ownerOf(caller), code))) {
+  @Route(internalApi.deleteLink)
+  async remove(
+    @Caller() caller: CallerIdentity,
+    @Input() { params }: RouteInput<typeof internalApi.deleteLink>,
+  ): Promise<void> {
+    if (!(await this.links.deleteOwned(ownerOf(caller), params.code))) {
       throw new NotFoundException(NOT_FOUND);
     }
   }
 
-  @Get('resolve/:code')
-  async resolve(@Param('code') code: string): Promise<ResolvedLink> {
-    const link = await this.links.resolve(code);
+  /** A body that is not an object changes nothing, and is answered like an empty one. */
+  @Route(internalApi.updateLink)
+  async update(
+    @Caller() caller: CallerIdentity,
+    @Input() { params, body }: RouteInput<typeof internalApi.updateLink>,
+  ): Promise<InternalLink> {
+    const change = {
+      ...(body.url === undefined ? {} : { url: body.url }),
+      ...(body.days === undefined ? {} : { days: body.days }),
+    };
+    if (change.url === undefined && change.days === undefined) {
+      throw new BadRequestException(EDIT_LINK_MESSAGES.nothingToChange);
+    }
+    const link = await this.links.updateOwned(ownerOf(caller), params.code, change);
+    if (!link) throw new NotFoundException(NOT_FOUND);
+    return link;
+  }
+
+  @Route(internalApi.restoreLink)
+  async restore(
+    @Caller() caller: CallerIdentity,
+    @Input() { params }: RouteInput<typeof internalApi.restoreLink>,
+  ): Promise<InternalLink> {
+    const link = await this.links.restoreOwned(ownerOf(caller), params.code);
+    if (!link) throw new NotFoundException(NOT_FOUND);
+    return link;
+  }
+
+  @Route(internalApi.resolveLink)
+  async resolve(
+    @Input() { params }: RouteInput<typeof internalApi.resolveLink>,
+  ): Promise<ResolvedLink> {
+    const link = await this.links.resolve(params.code);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }

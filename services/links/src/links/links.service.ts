@@ -1,5 +1,6 @@
 import {
   BadRequestException,
+  ConflictException,
   ForbiddenException,
   Inject,
   Injectable,
@@ -8,22 +9,32 @@ import {
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import {
+  ALIAS_MESSAGES,
   ANONYMOUS_MAX_EXPIRY_DAYS,
+  checkAlias,
   DAY_MS,
+  DELETED_CODE_KEPT_DAYS,
+  EDIT_LINK_MESSAGES,
+  EXPIRY_DAYS,
   isShortCode,
+  LINKS_PAGE_SIZE,
   MESSAGES,
   parseExpiryDays,
   type InternalLink,
+  type LinkList,
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { LinksConfig } from '../config';
+import { encodeLinkCursor, type LinkCursor } from './link-cursor';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
+import { retireRemoved } from './retired-codes';
 import { generateShortCode } from './short-code';
-import { checkTargetUrl } from './target-url';
+import { checkTargetUrl } from '@shortener/link-cache';
 
 interface LinkRow {
   code: string;
@@ -33,6 +44,22 @@ interface LinkRow {
 }
 
 const CODE_ATTEMPTS = 5;
+
+/** See LinksService.insert: $1 code, $2 URL, $3 owner, $4 created, $5 expires, $6 days kept. */
+const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, created_at, expires_at)
+  SELECT $1::varchar, $2, $3, $4, $5
+  WHERE NOT EXISTS (
+      SELECT 1 FROM links.retired_codes
+      WHERE lower(code) = lower($1::varchar) AND retired_at > now() - make_interval(days => $6)
+    )
+    AND NOT EXISTS (
+      SELECT 1 FROM links.links WHERE case_twin AND lower(code) = lower($1::varchar)
+    )
+  ON CONFLICT DO NOTHING
+  RETURNING code, original_url, created_at, expires_at`;
+
+/** Rolls back an alias whose code was retired while it was being stored. */
+class RetiredMeanwhile extends Error {}
 
 function toInternal(row: LinkRow): InternalLink {
   return {
@@ -52,9 +79,11 @@ export class LinksService {
     @Inject(RemovalsService) private readonly removals: RemovalsService,
     @Inject(OwnHostsService) private readonly own: OwnHostsService,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
   ) {}
 
-  async create(caller: CallerIdentity, rawUrl: unknown, rawDays: unknown): Promise<InternalLink> {
+  /** Shorten's rules for a destination, for a new link and an edited one alike. */
+  private targetUrl(rawUrl: unknown): string {
     const target = checkTargetUrl(rawUrl, this.own.hosts);
     if (!target.ok) {
       // A rule applied to a URL the web page accepts is a 403: the page shows its message.
@@ -62,22 +91,31 @@ export class LinksService {
         ? new ForbiddenException(target.message)
         : new BadRequestException(target.message);
     }
+    return target.url;
+  }
+
+  async create(
+    caller: CallerIdentity,
+    rawUrl: unknown,
+    rawDays: unknown,
+    rawAlias?: unknown,
+  ): Promise<InternalLink> {
+    const url = this.targetUrl(rawUrl);
     const days = parseExpiryDays(rawDays);
     if (caller.userId === null && days > ANONYMOUS_MAX_EXPIRY_DAYS) {
       throw new ForbiddenException(MESSAGES.loginForExpiry);
     }
+    const alias = this.chosenAlias(caller, rawAlias);
     const createdAt = new Date();
     const expiresAt = new Date(createdAt.getTime() + days * DAY_MS);
-    const db = this.db();
-    for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
-      const rows: LinkRow[] = await db.query(
-        `INSERT INTO links.links (code, original_url, owner_id, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (code) DO NOTHING
-         RETURNING code, original_url, created_at, expires_at`,
-        [generateShortCode(), target.url, caller.userId, createdAt, expiresAt],
+    for (let attempt = 0; attempt < (alias === null ? CODE_ATTEMPTS : 1); attempt += 1) {
+      const row = await this.insert(
+        alias ?? generateShortCode(),
+        url,
+        caller,
+        { createdAt, expiresAt },
+        alias !== null,
       );
-      const row = rows[0];
       if (row) {
         await this.cache
           .set(row.code, { url: row.original_url, expiresAt: row.expires_at.getTime() })
@@ -88,44 +126,240 @@ export class LinksService {
         return toInternal(row);
       }
     }
+    if (alias !== null) throw await this.aliasConflict(alias);
     throw new ServiceUnavailableException('Could not allocate a short code, try again');
   }
 
-  async listOwned(ownerId: string): Promise<InternalLink[]> {
-    const rows: LinkRow[] = await this.db().query(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE owner_id = $1 AND expires_at > now()
-       ORDER BY created_at DESC, code`,
-      [ownerId],
+  /** The alias asked for, checked for its form; null when none is asked for. */
+  private chosenAlias(caller: CallerIdentity, raw: unknown): string | null {
+    if (raw === undefined || raw === null || raw === '') return null;
+    if (caller.userId === null) throw new ForbiddenException(ALIAS_MESSAGES.loginRequired);
+    const check = checkAlias(raw);
+    if (!check.ok) throw new ForbiddenException(check.message);
+    return check.alias;
+  }
+
+  /**
+   * Stores a link under `code` unless the code is taken in any letter case (the unique index
+   * on lower(code) decides between two callers racing for it) or was a removed link's within
+   * DELETED_CODE_KEPT_DAYS: that link's visits, tombstone and cached "gone" marker must not
+   * become another's. Undefined when it is not stored.
+   *
+   * An alias is stored in a transaction that looks again once its row is in: a removal of
+   * the same code that committed while the insert waited for the old row is not in the
+   * insert's snapshot, and would otherwise let the alias take a code retired that instant.
+   * (A generated code is random: such a coincidence is left to the retry.)
+   */
+  private async insert(
+    code: string,
+    url: string,
+    caller: CallerIdentity,
+    when: { createdAt: Date; expiresAt: Date },
+    chosen: boolean,
+  ): Promise<LinkRow | undefined> {
+    const params = [
+      code,
+      url,
+      caller.userId,
+      when.createdAt,
+      when.expiresAt,
+      DELETED_CODE_KEPT_DAYS,
+    ];
+    if (!chosen) return (await this.db().query<LinkRow[]>(INSERT_LINK, params))[0];
+    try {
+      return await this.db().transaction(async (manager) => {
+        const row = (await manager.query<LinkRow[]>(INSERT_LINK, params))[0];
+        if (row && (await this.retired(manager, code))) throw new RetiredMeanwhile();
+        return row;
+      });
+    } catch (error) {
+      if (error instanceof RetiredMeanwhile) return undefined;
+      throw error;
+    }
+  }
+
+  private async retired(db: Pick<DataSource, 'query'>, code: string): Promise<boolean> {
+    const rows: unknown[] = await db.query(
+      `SELECT 1 FROM links.retired_codes
+       WHERE lower(code) = lower($1::varchar) AND retired_at > now() - make_interval(days => $2)`,
+      [code, DELETED_CODE_KEPT_DAYS],
     );
-    return rows.map(toInternal);
+    return rows.length > 0;
+  }
+
+  /** Why an alias was not stored: a removed link's code, or taken. */
+  private async aliasConflict(alias: string): Promise<ConflictException> {
+    return new ConflictException(
+      (await this.retired(this.db(), alias))
+        ? ALIAS_MESSAGES.recentlyDeleted
+        : ALIAS_MESSAGES.taken,
+    );
+  }
+
+  /**
+   * A page of the owner's live links, newest first, after the cursor when there is one and
+   * containing `search` (destination or code, any letter case) when it is not empty.
+   * Keyset paging: links created meanwhile sort before the cursor, so the pages after it
+   * neither repeat nor skip any. The owner's links are read in order through
+   * links_owner_created_idx; a search filters them as they come (no text index: one user's
+   * links are few enough to read, and PGlite, the embedded mode, has no pg_trgm by default).
+   */
+  async listOwned(
+    ownerId: string,
+    after: LinkCursor | null,
+    search: string | undefined,
+  ): Promise<LinkList> {
+    const values: unknown[] = [ownerId, LINKS_PAGE_SIZE + 1];
+    const where = ['owner_id = $1', 'expires_at > now()', 'deleted_at IS NULL'];
+    if (after) {
+      values.push(after.createdMicros.toString(), after.code);
+      where.push(
+        `(created_at, code) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4)`,
+      );
+    }
+    if (search) {
+      values.push(search);
+      // Both sides lower-cased by PostgreSQL, so that they fold letters the same way.
+      const needle = `lower($${values.length})`;
+      where.push(
+        `(strpos(lower(original_url), ${needle}) > 0 OR strpos(lower(code), ${needle}) > 0)`,
+      );
+    }
+    // One row more than a page tells whether another follows.
+    const rows: (LinkRow & { created_micros: string })[] = await this.db().query(
+      `SELECT code, original_url, created_at, expires_at,
+              (extract(epoch FROM created_at) * 1000000)::bigint AS created_micros
+       FROM links.links
+       WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, code DESC
+       LIMIT $2`,
+      values,
+    );
+    const page = rows.slice(0, LINKS_PAGE_SIZE);
+    const last = page[page.length - 1];
+    return {
+      links: page.map(toInternal),
+      nextCursor:
+        rows.length > LINKS_PAGE_SIZE && last
+          ? encodeLinkCursor({ createdMicros: BigInt(last.created_micros), code: last.code })
+          : null,
+    };
   }
 
   async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
     if (!isShortCode(code)) return null;
     const rows: LinkRow[] = await this.db().query(
       `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE code = $1 AND owner_id = $2 AND expires_at > now()`,
+       WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL`,
       [code, ownerId],
     );
     return rows[0] ? toInternal(rows[0]) : null;
   }
 
-  /** Someone else's link answers exactly like an unknown one: false. */
+  /**
+   * A new destination, a new expiry counted from now, or both, on one of the owner's live
+   * links; then every redirect instance drops its copy (the cache's broadcast). Someone
+   * else's, a deleted or an expired link answers null, like an unknown one.
+   */
+  async updateOwned(
+    ownerId: string,
+    code: string,
+    change: { url?: unknown; days?: number },
+  ): Promise<InternalLink | null> {
+    if (!isShortCode(code)) return null;
+    const url = change.url === undefined ? null : this.targetUrl(change.url);
+    const days = change.days === undefined ? null : change.days;
+    if (days !== null && !(EXPIRY_DAYS as readonly number[]).includes(days)) {
+      throw new BadRequestException(EDIT_LINK_MESSAGES.days);
+    }
+    const rows: LinkRow[] = await this.db().query(
+      // In a WITH, so the answer is the rows (TypeORM answers a bare UPDATE with a count too).
+      `WITH changed AS (
+         UPDATE links.links
+         SET original_url = coalesce($3, original_url),
+             expires_at = coalesce(now() + make_interval(days => $4), expires_at)
+         WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL
+         RETURNING code, original_url, created_at, expires_at
+       )
+       SELECT * FROM changed`,
+      [code, ownerId, url, days],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    await this.replaceCached(row);
+    return toInternal(row);
+  }
+
+  /**
+   * Undoes a delete within the window: the removal leaves the outbox (its visits are never
+   * deleted) and the link is live again, in the cache over its gone marker. A live link of
+   * the owner answers as it is; past the window, or someone else's, null.
+   */
+  async restoreOwned(ownerId: string, code: string): Promise<InternalLink | null> {
+    if (!isShortCode(code)) return null;
+    const rows: LinkRow[] = await this.db().query(
+      `WITH undone AS (
+         DELETE FROM links.removed_links r
+         USING links.links l
+         WHERE r.code = $1 AND l.code = $1 AND l.owner_id = $2
+           AND l.deleted_at IS NOT NULL AND r.purge_after > now()
+         RETURNING r.code
+       ),
+       restored AS (
+         UPDATE links.links
+           SET deleted_at = NULL,
+               expires_at = coalesce(expires_at_before_delete, expires_at),
+               expires_at_before_delete = NULL
+         WHERE code IN (SELECT code FROM undone)
+         RETURNING code, original_url, created_at, expires_at
+       )
+       SELECT * FROM restored`,
+      [code, ownerId],
+    );
+    const row = rows[0];
+    if (!row) return this.getOwned(ownerId, code);
+    await this.replaceCached(row);
+    return toInternal(row);
+  }
+
+  /**
+   * Every redirect instance must follow a change within a second, so a cache that cannot be
+   * told fails the call (the change stays made: repeating it is harmless).
+   */
+  private async replaceCached(row: LinkRow): Promise<void> {
+    try {
+      await this.cache.replace(row.code, {
+        url: row.original_url,
+        expiresAt: row.expires_at.getTime(),
+      });
+    } catch (error) {
+      this.logger.warn({ err: String(error), code: row.code }, 'cache not told of change');
+      throw new ServiceUnavailableException('Link cache unavailable, try again');
+    }
+  }
+
+  /**
+   * Marks the link deleted (it stops redirecting at once) and queues its purge, with its
+   * visits, for after the undo window. Someone else's link answers exactly like an unknown
+   * one: false. Its expiry moves to now (the real one kept for a restore), so code that knows
+   * no `deleted_at`, the previous release's during a rolling update, takes it for expired.
+   */
   async deleteOwned(ownerId: string, code: string): Promise<boolean> {
     if (!isShortCode(code)) return false;
     const rows: { code: string }[] = await this.db().query(
       `WITH gone AS (
-         DELETE FROM links.links WHERE code = $1 AND owner_id = $2 RETURNING code
+         UPDATE links.links
+           SET deleted_at = now(),
+               expires_at_before_delete = expires_at,
+               expires_at = least(expires_at, now())
+         WHERE code = $1 AND owner_id = $2 AND deleted_at IS NULL
+         RETURNING code
        )
-       INSERT INTO links.removed_links (code, removed_at)
-       SELECT code, now() FROM gone
-       ON CONFLICT (code) DO UPDATE SET removed_at = EXCLUDED.removed_at
-       RETURNING code`,
-      [code, ownerId],
+       ${retireRemoved('now() + make_interval(secs => $3::double precision / 1000)')}`,
+      [code, ownerId, this.config.DELETE_UNDO_WINDOW_MS],
     );
     if (rows.length === 0) return false;
-    await this.removals.settle([code]);
+    await this.removals.stopRedirects([code]);
     return true;
   }
 
@@ -134,7 +368,7 @@ export class LinksService {
     if (!isShortCode(code)) return null;
     const rows: LinkRow[] = await this.db().query(
       `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE code = $1 AND expires_at > now()`,
+       WHERE code = $1 AND expires_at > now() AND deleted_at IS NULL`,
       [code],
     );
     const row = rows[0];

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import { checkTargetUrl } from './target-url';
+import { checkTargetUrl } from '@shortener/link-cache';
 import { loadLinksConfig } from '../config';
-import { OwnHostsService } from './own-hosts.service';
+import { machineNames, OwnHostsService } from './own-hosts.service';
+import { hostname } from 'node:os';
 
 jest.mock('node:dns/promises', () => ({
   lookup: (name: string) =>
@@ -35,5 +36,28 @@ describe('OwnHostsService', () => {
     expect(checkTargetUrl('https://go.invalid/x', own.hosts).ok).toBe(false);
     expect(checkTargetUrl('https://203.0.113.8/', own.hosts).ok).toBe(true);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('machineNames', () => {
+  it("is the host name and the hosts file's names for loopback and this machine's addresses", () => {
+    const hostsFile = [
+      '127.0.0.1 localhost',
+      '127.0.1.1   build-box.example build-box # Debian names the machine here',
+      '::1 ip6-localhost ip6-loopback',
+      '10.0.0.5 lan-name',
+      '203.0.113.9 elsewhere.example',
+      '# 127.0.0.1 commented-out',
+      '',
+    ].join('\n');
+    expect(machineNames(hostsFile, ['10.0.0.5'])).toEqual([
+      hostname(),
+      'localhost',
+      'build-box.example',
+      'build-box',
+      'ip6-localhost',
+      'ip6-loopback',
+      'lan-name',
+    ]);
   });
 });

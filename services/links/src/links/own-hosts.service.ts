@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import {
   Inject,
   Injectable,
@@ -11,6 +12,7 @@ import type { Logger } from 'pino';
 import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { ownHosts, type LinksConfig } from '../config';
+import { isLoopbackHost } from '@shortener/link-cache';
 
 const REFRESH_MS = 10 * 60_000;
 
@@ -25,10 +27,36 @@ function interfaceAddresses(): string[] {
 }
 
 /**
+ * This machine's own names: its host name, and every name the hosts file maps to a loopback
+ * address or to one of `addresses` (a name there answers here without asking any DNS).
+ */
+export function machineNames(hostsFile: string, addresses: readonly string[]): string[] {
+  const names = [hostname()];
+  for (const line of hostsFile.split('\n')) {
+    const [address, ...aliases] = line.replace(/#.*/, '').trim().split(/\s+/);
+    if (!address || aliases.length === 0) continue;
+    if (isLoopbackHost(asHost(address)) || addresses.includes(asHost(address)))
+      names.push(...aliases);
+  }
+  return names;
+}
+
+const HOSTS_FILE = '/etc/hosts';
+
+async function readHostsFile(): Promise<string> {
+  try {
+    return await readFile(HOSTS_FILE, 'utf8');
+  } catch {
+    return ''; // none (not Linux, say): the host name is still known
+  }
+}
+
+/**
  * The hosts our short links answer on, for the no-loops rule of `checkTargetUrl`: the
  * configured ones (PUBLIC_ORIGIN, SHORT_LINK_HOSTS), the addresses their names resolve to
- * (looked up in the background, again every ten minutes) and this machine's own addresses,
- * so that an IP literal of our host is refused like its name.
+ * (looked up in the background, again every ten minutes), this machine's own addresses and
+ * names (machineNames), so that an IP literal of our host, or a name of the machine the
+ * local modes answer on, is refused like its name.
  */
 @Injectable()
 export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -41,7 +69,7 @@ export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.configured = ownHosts(config);
-    this.current = [...this.configured, ...interfaceAddresses()];
+    this.current = [...this.configured, ...interfaceAddresses(), hostname()];
   }
 
   /** host[:port] entries, names and addresses. */
@@ -85,6 +113,8 @@ export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShu
         );
       }
     }
-    this.current = [...new Set([...this.configured, ...interfaceAddresses(), ...resolved])];
+    const addresses = interfaceAddresses();
+    const names = machineNames(await readHostsFile(), addresses);
+    this.current = [...new Set([...this.configured, ...addresses, ...names, ...resolved])];
   }
 }

@@ -5,19 +5,21 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { internalApi } from '@shortener/contracts';
+import { DELETED_CODE_KEPT_DAYS, internalApi } from '@shortener/contracts';
 import { InternalClient, periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { retireRemoved } from './retired-codes';
 
 const BATCH = 500;
 
 /**
  * What follows a link's removal, driven by the removed_links outbox so nothing is lost when
  * Redis or the analytics service is away: the cache entry is marked gone (redirects stop at
- * once) and the link's visits are deleted. Also purges links expired past the retention.
+ * once), and once the removal is due (`purge_after`: a deleted link's undo window) the link
+ * and its visits are deleted. Also purges links expired past the retention.
  */
 @Injectable()
 export class RemovalsService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -61,17 +63,20 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Stops redirects of just-removed links at once (awaited), then deletes their visits in
-   * the background; whatever fails stays in the outbox for the next round.
+   * Stops redirects of just-deleted links at once (awaited); their purge waits for its time.
+   * A cache that cannot be told is told by a later round.
    */
-  async settle(codes: string[]): Promise<void> {
+  async stopRedirects(codes: string[]): Promise<void> {
     try {
       await Promise.all(codes.map((code) => this.cache.delete(code)));
     } catch (error) {
       this.logger.warn({ err: String(error), codes }, 'cache not told of removal yet; will retry');
       return;
     }
-    void this.forgetVisits(codes);
+    await this.database.dataSource.query(
+      'UPDATE links.removed_links SET cache_told = true WHERE code = ANY($1::varchar[])',
+      [codes],
+    );
   }
 
   /** Links expired longer ago than the retention go, with their visits. */
@@ -87,33 +92,76 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
              LIMIT $2
            ) RETURNING code
          )
-         INSERT INTO links.removed_links (code, removed_at)
-         SELECT code, now() FROM gone
-         ON CONFLICT (code) DO UPDATE SET removed_at = EXCLUDED.removed_at
-         RETURNING code`,
+         ${retireRemoved('now()')}`,
         [this.config.LINK_RETENTION_DAYS, BATCH],
       );
       purged += rows.length;
       if (rows.length < BATCH) break;
     }
     if (purged > 0) this.logger.info({ purged }, 'expired links purged');
+    await this.database.dataSource.query(
+      'DELETE FROM links.retired_codes WHERE retired_at < now() - make_interval(days => $1)',
+      [DELETED_CODE_KEPT_DAYS],
+    );
     await this.settlePending();
     return purged;
   }
 
-  /** Retries every removal whose follow-up has not been confirmed. */
+  /**
+   * Tells the cache of the deletions it missed, then settles every removal that is due: the
+   * link deleted for good (a deleted link's undo window is over), the cache told again, the
+   * visits deleted; whatever fails stays in the outbox for the next round.
+   */
   async settlePending(): Promise<void> {
     if (!this.database.isConnected) return;
+    await this.retryStopRedirects();
     for (;;) {
       const rows: { code: string }[] = await this.database.dataSource.query(
-        'SELECT code FROM links.removed_links ORDER BY removed_at LIMIT $1',
+        `SELECT code FROM links.removed_links WHERE purge_after <= now()
+         ORDER BY removed_at LIMIT $1`,
         [BATCH],
       );
       if (rows.length === 0) return;
-      const codes = rows.map((row) => row.code);
+      const due = rows.map((row) => row.code);
+      await this.database.dataSource.query(
+        'DELETE FROM links.links WHERE code = ANY($1::varchar[]) AND deleted_at IS NOT NULL',
+        [due],
+      );
+      // A link restored at the very end of its window (after the rows were read) stays.
+      const live: { code: string }[] = await this.database.dataSource.query(
+        'SELECT code FROM links.links WHERE code = ANY($1::varchar[])',
+        [due],
+      );
+      const restored = new Set(live.map((row) => row.code));
+      const codes = due.filter((code) => !restored.has(code));
       await Promise.all(codes.map((code) => this.cache.delete(code)));
-      if (!(await this.forgetVisits(codes))) return;
+      if (codes.length > 0 && !(await this.forgetVisits(codes))) return;
       if (rows.length < BATCH) return;
+    }
+  }
+
+  /** Deleted links whose gone marker the cache did not take when they were deleted. */
+  private async retryStopRedirects(): Promise<void> {
+    const rows: { code: string }[] = await this.database.dataSource.query(
+      `SELECT code FROM links.removed_links WHERE NOT cache_told AND purge_after > now()
+       ORDER BY removed_at LIMIT $1`,
+      [BATCH],
+    );
+    if (rows.length === 0) return;
+    const codes = rows.map((row) => row.code);
+    await this.stopRedirects(codes);
+    // One restored since the rows were read must not keep the gone marker just written.
+    const restored: { code: string; original_url: string; expires_at: Date }[] =
+      await this.database.dataSource.query(
+        `SELECT code, original_url, expires_at FROM links.links
+         WHERE code = ANY($1::varchar[]) AND deleted_at IS NULL`,
+        [codes],
+      );
+    for (const row of restored) {
+      await this.cache.replace(row.code, {
+        url: row.original_url,
+        expiresAt: row.expires_at.getTime(),
+      });
     }
   }
 

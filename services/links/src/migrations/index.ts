@@ -1,4 +1,14 @@
 import { CreateLinks1763900000000 } from './1763900000000-create-links';
+import { LinksOwnerCreated1795600000000 } from './1795600000000-links-owner-created';
+import { Aliases1796100000000 } from './1796100000000-aliases';
+import { UndoableDeletes1796200000000 } from './1796200000000-undoable-deletes';
+import { DeletedLinksExpired1796300000000 } from './1796300000000-deleted-links-expired';
 
 /** Every migration of the `links` schema, oldest first. */
-export const linksMigrations = [CreateLinks1763900000000];
+export const linksMigrations = [
+  CreateLinks1763900000000,
+  LinksOwnerCreated1795600000000,
+  Aliases1796100000000,
+  UndoableDeletes1796200000000,
+  DeletedLinksExpired1796300000000,
+];

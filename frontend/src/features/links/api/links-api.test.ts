@@ -27,6 +27,15 @@ describe('shortenUrl (SPEC section 8)', () => {
     });
   });
 
+  it("shows the server's message on 409 when an alias was chosen", async () => {
+    mockFetch(() => jsonResponse(409, { message: 'Alias already taken' }));
+    expect(await shortenUrl('https://example.com', 30, 'my-link')).toMatchObject({
+      ok: false,
+      status: 409,
+      message: 'Alias already taken',
+    });
+  });
+
   it.each([400, 401, 404, 409, 413, 415, 422, 429])(
     "reads 'Server error' on %i, whatever the server's message",
     async (status) => {

@@ -6,15 +6,21 @@ import {
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /**
- * POST /api/shorten/?url={url}&days={days}, no body. A 403 shows the server's message (the
- * server answers every refusal of a URL this page accepts, its rate limit included, with a
- * 403); anything else reads 'Server error' (SPEC section 8).
+ * POST /api/shorten/?url={url}&days={days}, no body; `&alias=` too when one is chosen. A 403
+ * shows the server's message (the server answers every refusal of a URL this page accepts,
+ * its rate limit included, with a 403); with an alias, so does a 409 (the alias taken: a call
+ * SPEC does not know); anything else reads 'Server error' (SPEC section 8).
  */
-export function shortenUrl(url: string, days: ExpiryDays): Promise<ApiResult<ShortenResponse>> {
+export function shortenUrl(
+  url: string,
+  days: ExpiryDays,
+  alias = '',
+): Promise<ApiResult<ShortenResponse>> {
+  const chosen = alias === '' ? '' : `&alias=${encodeURIComponent(alias)}`;
   return apiRequest(
     'POST',
-    `/api/shorten/?url=${encodeURIComponent(url)}&days=${String(days)}`,
+    `/api/shorten/?url=${encodeURIComponent(url)}&days=${String(days)}${chosen}`,
     shortenResponseSchema,
-    { showsServerMessage: (status) => status === 403 },
+    { showsServerMessage: (status) => status === 403 || (chosen !== '' && status === 409) },
   );
 }

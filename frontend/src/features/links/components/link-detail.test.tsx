@@ -59,10 +59,28 @@ describe('Detail of one link', () => {
     expect(await screen.findByText('Copied')).toBeTruthy();
   });
 
-  it("says 'Url not found' for an id that is not among the user's links", () => {
+  it("says 'Url not found' for an id that is neither loaded nor among the user's links", async () => {
     cacheUser();
+    const fetchMock = mockFetch((url) =>
+      // The server's search for the code finds a link whose destination contains it only.
+      url === '/api/links?q=zzzzzzz'
+        ? jsonResponse(200, [aLink({ urlID: 'other12', originalUrl: 'https://zzzzzzz.example' })])
+        : jsonResponse(500, {}),
+    );
     renderApp('/profile/zzzzzzz');
-    expect(screen.getByRole('heading', { name: 'Url not found' })).toBeTruthy();
+    expect(screen.getByText('Loading....')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Url not found' })).toBeTruthy();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('opens a link that is not among those loaded (an older one), asking the server for it', async () => {
+    cacheUser();
+    const older = aLink({ urlID: 'old1234', originalUrl: 'https://older.example/page' });
+    mockFetch((url) =>
+      url === '/api/links?q=old1234' ? jsonResponse(200, [older]) : jsonResponse(404, {}),
+    );
+    renderApp('/profile/old1234');
+    expect(await screen.findByRole('heading', { name: /older\.example/ })).toBeTruthy();
   });
 
   it('goes back to the list', async () => {

@@ -8,6 +8,7 @@ import {
   CheckIcon,
   CopyIcon,
   ExternalIcon,
+  PencilIcon,
   TrashIcon,
 } from '../../../components/icons';
 import { copyText } from '../../../lib/clipboard';
@@ -16,6 +17,7 @@ import { useNow } from '../../../lib/use-now';
 import { displayUrl } from '../../../lib/display-url';
 import { isWebUrl, shortLinkFor, splitQuery } from '../../../lib/url';
 import { useDeleteLink } from '../hooks/use-delete-link';
+import { EditLinkForm } from './edit-link-form';
 import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-detail.css';
 
@@ -25,6 +27,7 @@ export function LinkDetail({ link }: { link: ShortLink }) {
   const { remove, pending, error } = useDeleteLink();
   const now = useNow();
   const [copied, setCopied] = useState(false);
+  const [editing, setEditing] = useState(false);
   const shortLink = shortLinkFor(link.urlID);
   const { origin, pathname: path } = new URL(shortLink);
   // Where the short link really goes, not the text as it was typed.
@@ -55,8 +58,6 @@ export function LinkDetail({ link }: { link: ShortLink }) {
           onClick={() => void navigate('/profile')}
         />
       </div>
-
-      {error && <ErrorMessage>{error}</ErrorMessage>}
 
       <article className="detail card" aria-labelledby="detail-heading">
         <p className="detail__overline">Original URL</p>
@@ -113,13 +114,22 @@ export function LinkDetail({ link }: { link: ShortLink }) {
         {/* Last, at the foot of the card: never the first control a thumb meets beside Back. */}
         <div className="detail__actions">
           <IconButton
+            label="Edit"
+            icon={<PencilIcon />}
+            aria-expanded={editing}
+            onClick={() => setEditing((open) => !open)}
+          />
+          <IconButton
             label="Delete"
             tone="danger"
             icon={<TrashIcon />}
             aria-busy={pending === link.urlID}
             onClick={() => void onDelete()}
           />
+          {/* Beside the button that failed, not at the top of the page, out of a phone's sight. */}
+          {error && <ErrorMessage>{error}</ErrorMessage>}
         </div>
+        {editing && <EditLinkForm link={link} onDone={() => setEditing(false)} />}
       </article>
     </>
   );

@@ -196,4 +196,76 @@ describe('Profile: the list of links', () => {
     expect(screen.queryByRole('link', { name: 'Sign out' })).toBeNull();
     expect(document.querySelector('a[href="/logout"]')).toBeNull();
   });
+
+  describe('with more links than a page', () => {
+    const page = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        aLink({
+          urlID: `p${String(from + i).padStart(6, '0')}`,
+          originalUrl: `https://site.example/${from + i}`,
+        }),
+      );
+
+    it("loads the next pages with 'Load more', positions continuing, until none is left", async () => {
+      const user = userEvent.setup();
+      signIn();
+      const fetchMock = mockFetch((url) => {
+        if (url === '/api/user') {
+          return jsonResponse(200, aUser({ urls: page(1, 3) }), { 'X-Next-Cursor': 'after-3' });
+        }
+        if (url === '/api/links?cursor=after-3') {
+          return jsonResponse(200, page(4, 2), { 'X-Next-Cursor': 'after-5' });
+        }
+        if (url === '/api/links?cursor=after-5') return jsonResponse(200, page(6, 1));
+        return jsonResponse(500, {});
+      });
+      renderApp('/profile');
+      expect(await screen.findByText(wholeText('https://site.example/3'))).toBeTruthy();
+      expect(items()).toHaveLength(3);
+
+      await user.click(screen.getByRole('button', { name: 'Load more' }));
+      expect(await screen.findByText(wholeText('https://site.example/5'))).toBeTruthy();
+      expect(items()).toHaveLength(5);
+      expect(items()[3]?.textContent).toContain('4');
+
+      await user.click(screen.getByRole('button', { name: 'Load more' }));
+      expect(await screen.findByText(wholeText('https://site.example/6'))).toBeTruthy();
+      expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+      // Only the first page is cached: the pages after it stay in memory.
+      expect(localStorage.getItem('userData')).not.toContain('p000004');
+      expect(localStorage.getItem('userData')).toContain('after-3');
+      expect(fetchMock).toHaveBeenCalledTimes(3);
+    });
+
+    it('searches once typing pauses, lists what matches with its own pages, and goes back when cleared', async () => {
+      const user = userEvent.setup();
+      cacheUser(aUser({ urls: page(1, 2) }));
+      const fetchMock = mockFetch((url) => {
+        if (url === '/api/links?q=needle') {
+          return jsonResponse(200, page(50, 1), { 'X-Next-Cursor': 'needle-2' });
+        }
+        if (url === '/api/links?cursor=needle-2&q=needle') return jsonResponse(200, page(60, 1));
+        if (url.startsWith('/api/links?q=')) return jsonResponse(200, []);
+        return jsonResponse(500, {});
+      });
+      renderApp('/profile');
+
+      await user.type(screen.getByRole('searchbox', { name: 'Search your links' }), 'needle');
+      expect(await screen.findByText(wholeText('https://site.example/50'))).toBeTruthy();
+      // One search for what was typed, not one per letter.
+      expect(fetchMock.mock.calls.map(([url]) => url)).toEqual(['/api/links?q=needle']);
+      expect(items()).toHaveLength(1);
+
+      await user.click(screen.getByRole('button', { name: 'Load more' }));
+      expect(await screen.findByText(wholeText('https://site.example/60'))).toBeTruthy();
+      expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+
+      await user.type(screen.getByRole('searchbox', { name: 'Search your links' }), 'zz');
+      expect(await screen.findByText('No links match “needlezz”')).toBeTruthy();
+
+      await user.clear(screen.getByRole('searchbox', { name: 'Search your links' }));
+      expect(await screen.findByText(wholeText('https://site.example/2'))).toBeTruthy();
+      expect(items()).toHaveLength(2);
+    });
+  });
 });

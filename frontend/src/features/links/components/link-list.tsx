@@ -1,5 +1,5 @@
-import type { ShortLink, UserData } from '@shortener/contracts/web';
-import { useId, type MouseEvent } from 'react';
+import { LINKS_SEARCH_MAX, type ShortLink, type UserData } from '@shortener/contracts/web';
+import { useId, useState, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
@@ -10,17 +10,33 @@ import { displayUrl, urlParts } from '../../../lib/display-url';
 import { shortLinkFor } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { useDeleteLink } from '../hooks/use-delete-link';
+import { useLinkSearch, useMoreLinks } from '../hooks/use-link-pages';
 import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-list.css';
 
-/** Profile (SPEC section 2): the user's links that have not expired, counting down live. */
+/**
+ * Profile (SPEC section 2): the user's links that have not expired, counting down live. The
+ * first page is userData's; "Load more" adds the next, and a search lists the links that
+ * contain it instead. Only the pages asked for are ever fetched.
+ */
 export function LinkList({ user }: { user: UserData }) {
-  const { loadUser, status, error: loadError } = useSession();
+  const { loadUser, status, error: loadError, more: loaded, nextCursor } = useSession();
   const { remove, pending, error: deleteError } = useDeleteLink();
+  const more = useMoreLinks();
+  const [typed, setTyped] = useState('');
+  const search = useLinkSearch(typed);
   const navigate = useNavigate();
   const now = useNow();
-  const links = user.urls.filter((link) => link.expiresAt > now);
-  const error = deleteError ?? loadError;
+  const searching = search.query !== '';
+  const listed = searching ? (search.links ?? []) : [...user.urls, ...loaded];
+  const links = listed.filter((link) => link.expiresAt > now);
+  const error = deleteError ?? loadError ?? (searching ? search.error : more.error);
+  const next = searching ? search.nextCursor : nextCursor;
+  const loadingMore = searching ? search.loadingMore : more.loading;
+
+  async function onDelete(urlID: string) {
+    if (await remove(urlID)) search.forget(urlID);
+  }
 
   return (
     <section className="links" aria-labelledby="links-heading">
@@ -45,9 +61,33 @@ export function LinkList({ user }: { user: UserData }) {
         </div>
       </div>
 
+      {(user.urls.length > 0 || typed !== '') && (
+        <form className="links__search" role="search" onSubmit={(event) => event.preventDefault()}>
+          <input
+            type="search"
+            className="links__search-input"
+            aria-label="Search your links"
+            placeholder="Search by URL or code"
+            maxLength={LINKS_SEARCH_MAX}
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+          />
+        </form>
+      )}
+
       {error && <ErrorMessage>{error}</ErrorMessage>}
 
-      {links.length === 0 ? (
+      {searching && search.links === null ? (
+        !search.error && (
+          <p className="links__status" role="status">
+            Searching..
+          </p>
+        )
+      ) : searching && links.length === 0 ? (
+        <p className="links__status" role="status">
+          No links match &ldquo;{search.query}&rdquo;
+        </p>
+      ) : links.length === 0 ? (
         <div className="empty-state card">
           <p>No urls to display</p>
           <button
@@ -68,10 +108,24 @@ export function LinkList({ user }: { user: UserData }) {
               now={now}
               deleting={pending === link.urlID}
               onOpen={() => void navigate(`/profile/${encodeURIComponent(link.urlID)}`)}
-              onDelete={() => void remove(link.urlID)}
+              onDelete={() => void onDelete(link.urlID)}
             />
           ))}
         </ol>
+      )}
+
+      {next !== null && links.length > 0 && (
+        <div className="links__more">
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-busy={loadingMore}
+            disabled={loadingMore}
+            onClick={() => void (searching ? search.loadMore() : more.loadMore())}
+          >
+            {loadingMore ? 'Loading..' : 'Load more'}
+          </button>
+        </div>
       )}
     </section>
   );
@@ -90,7 +144,7 @@ function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemP
   const urlId = useId();
   // Where the short link really goes, not the text as it was typed (SPEC: "original URL").
   const shown = displayUrl(link.originalUrl);
-  const { scheme, start, end } = urlParts(shown.text);
+  const { scheme, host, middle, end } = urlParts(shown.text);
 
   function openUnlessSelecting() {
     // Selecting the URL to copy it should not leave the page.
@@ -113,11 +167,15 @@ function LinkItem({ link, position, now, deleting, onOpen, onDelete }: LinkItemP
       <div className="link-item__body">
         <p className="link-item__url" id={urlId} title={shown.text}>
           {/* The whole URL is the text (screen readers read it all, a tap opens it whole);
-              a narrow screen cuts its middle, never the host or the end of the path. */}
+              a narrow screen cuts the middle of its path, never the host or the path's end. */}
           <span className="link-item__url-text">
             <span className="visually-hidden">{scheme}</span>
-            <span className="link-item__url-start">{start}</span>
-            <span className="link-item__url-end">{end}</span>
+            <span className="link-item__url-host">{host}</span>
+            <span className="link-item__url-middle">{middle}</span>
+            {/* Cut, if it must be, at its start: the last characters stay. */}
+            <span className="link-item__url-end">
+              <span dir="ltr">{end}</span>
+            </span>
           </span>
           {shown.mixedScriptHost && <MixedScriptsBadge host={shown.mixedScriptHost} />}
         </p>

@@ -1,4 +1,4 @@
-import { MESSAGES } from '@shortener/contracts';
+import { ALIAS_MESSAGES, MESSAGES } from '@shortener/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
@@ -198,5 +198,74 @@ describe('Home: the expiry choice', () => {
     expect(fetchMock.mock.calls[0]?.[0]).toBe(
       '/api/shorten/?url=https%3A%2F%2Fexample.com&days=30',
     );
+  });
+});
+
+describe('Home: the alias', () => {
+  it('is not offered signed out', () => {
+    setup();
+    expect(screen.queryByRole('textbox', { name: /Alias/ })).toBeNull();
+    expect(screen.getAllByRole('textbox')).toHaveLength(1);
+  });
+
+  it('signed in, is an optional field under the URL, sent when filled', async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    const fetchMock = mockFetch(() => jsonResponse(201, { url: 'my-link', loggedIn: true }));
+
+    const alias = screen.getByRole('textbox', { name: 'Alias (optional)' });
+    await user.type(input, 'https://example.com');
+    await user.type(alias, 'my-link');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    expect(fetchMock.mock.calls[0]?.[0]).toBe(
+      '/api/shorten/?url=https%3A%2F%2Fexample.com&days=7&alias=my-link',
+    );
+    expect((input as HTMLInputElement).value).toBe(`${window.location.origin}/r/my-link`);
+  });
+
+  it('signed in and left empty, sends no alias', async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    const fetchMock = mockFetch(() => jsonResponse(201, { url: 'Ab3dE5g', loggedIn: true }));
+    await user.type(input, 'https://example.com');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('/api/shorten/?url=https%3A%2F%2Fexample.com&days=7');
+  });
+
+  it.each([
+    [409, ALIAS_MESSAGES.taken],
+    [403, ALIAS_MESSAGES.reserved],
+  ])("shows the server's message for a %i next to the form", async (status, message) => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    mockFetch(() => jsonResponse(status, { message }));
+    await user.type(input, 'https://example.com');
+    await user.type(screen.getByRole('textbox', { name: 'Alias (optional)' }), 'profile');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(message);
+
+    await user.type(screen.getByRole('textbox', { name: 'Alias (optional)' }), 'x');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('Home: an alias refused', () => {
+  it('marks the alias field, not the URL', async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    mockFetch(() => jsonResponse(409, { message: ALIAS_MESSAGES.taken }));
+    await user.type(input, 'https://example.com');
+    const alias = screen.getByRole('textbox', { name: 'Alias (optional)' });
+    await user.type(alias, 'taken');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('alert');
+    expect(alias.getAttribute('aria-invalid')).toBe('true');
+    expect(input.getAttribute('aria-invalid')).toBe('false');
   });
 });

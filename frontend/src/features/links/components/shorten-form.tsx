@@ -1,13 +1,23 @@
 import {
+  ALIAS_MAX_LENGTH,
+  ALIAS_MESSAGES,
   ANONYMOUS_MAX_EXPIRY_DAYS,
   DEFAULT_EXPIRY_DAYS,
   EXPIRY_DAYS,
   MESSAGES,
   type ExpiryDays,
 } from '@shortener/contracts/web';
-import { useId, useRef, useState, type ChangeEvent, type SyntheticEvent } from 'react';
+import {
+  useId,
+  useRef,
+  useState,
+  type ChangeEvent,
+  type CSSProperties,
+  type SyntheticEvent,
+} from 'react';
 import { ArrowRightIcon, CheckIcon, CopyIcon } from '../../../components/icons';
 import { copyText } from '../../../lib/clipboard';
+import { useHost } from '../../../lib/hydration';
 import { shortLinkFor, toAbsoluteUrl } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { shortenUrl } from '../api/shorten-url';
@@ -20,6 +30,7 @@ import './shorten-form.css';
 export function ShortenForm() {
   const { signedIn, forgetUser, signOut } = useSession();
   const [input, setInput] = useState('');
+  const [alias, setAlias] = useState('');
   const [shortLink, setShortLink] = useState<string | null>(null);
   const [error, setError] = useState('');
   const [copied, setCopied] = useState(false);
@@ -30,11 +41,24 @@ export function ShortenForm() {
   const inputId = useId();
   const errorId = useId();
   const hintId = useId();
+  const aliasId = useId();
+  const aliasHintId = useId();
+  const host = useHost();
 
   const days = signedIn ? chosenDays : DEFAULT_EXPIRY_DAYS;
+  // A refusal of the alias marks the alias field, not the URL.
+  const aliasRefused = (Object.values(ALIAS_MESSAGES) as string[]).includes(error);
 
   function onChange(event: ChangeEvent<HTMLInputElement>) {
     setInput(event.target.value);
+    setShortLink(null);
+    setError('');
+    setCopied(false);
+  }
+
+  /** A new alias is a new link to make: the result and its error go, as for the URL. */
+  function onAliasChange(event: ChangeEvent<HTMLInputElement>) {
+    setAlias(event.target.value.trim());
     setShortLink(null);
     setError('');
     setCopied(false);
@@ -56,7 +80,7 @@ export function ShortenForm() {
     inFlight.current = true;
     setBusy(true);
     setError('');
-    const result = await shortenUrl(url, days);
+    const result = await shortenUrl(url, days, signedIn ? alias : '');
     inFlight.current = false;
     setBusy(false);
 
@@ -96,12 +120,12 @@ export function ShortenForm() {
           autoCapitalize="none"
           autoCorrect="off"
           spellCheck={false}
-          placeholder={window.location.host}
+          placeholder={host || undefined}
           value={shortLink ?? input}
           onChange={onChange}
           readOnly={busy}
-          aria-invalid={error !== ''}
-          aria-describedby={error ? errorId : undefined}
+          aria-invalid={error !== '' && !aliasRefused}
+          aria-describedby={error && !aliasRefused ? errorId : undefined}
         />
         <button
           type="submit"
@@ -112,12 +136,48 @@ export function ShortenForm() {
           <span aria-live="polite">{label}</span>
           {icon}
         </button>
+        {/* In the form, so a phone (one column) shows it between the field and the button,
+            in sight of both; wider, on a line of its own under them. */}
+        {error && (
+          <p id={errorId} className="shorten__error" role="alert">
+            {error}
+          </p>
+        )}
       </form>
 
-      {error && (
-        <p id={errorId} className="shorten__error" role="alert">
-          {error}
-        </p>
+      {signedIn && (
+        <div className="alias">
+          <label htmlFor={aliasId} className="alias__label">
+            Alias <span className="alias__optional">(optional)</span>
+          </label>
+          <div
+            className="alias__field"
+            style={{ '--alias-prefix-ch': `${host.length + 3}` } as CSSProperties}
+          >
+            <span className="alias__prefix" aria-hidden="true">
+              <span className="alias__host">{host}</span>/r/
+            </span>
+            <input
+              id={aliasId}
+              className="alias__input"
+              type="text"
+              autoComplete="off"
+              autoCapitalize="none"
+              autoCorrect="off"
+              spellCheck={false}
+              maxLength={ALIAS_MAX_LENGTH}
+              placeholder="my-link"
+              value={alias}
+              onChange={onAliasChange}
+              readOnly={busy}
+              aria-invalid={aliasRefused}
+              aria-describedby={aliasRefused ? `${errorId} ${aliasHintId}` : aliasHintId}
+            />
+          </div>
+          <p id={aliasHintId} className="alias__hint">
+            4 to {ALIAS_MAX_LENGTH} letters, digits, - or _. Leave empty for a random code.
+          </p>
+        </div>
       )}
 
       <fieldset className="expiry">

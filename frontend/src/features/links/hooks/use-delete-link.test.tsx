@@ -5,13 +5,18 @@ import { readCachedUser, writeCachedUser } from '../../../lib/storage';
 import { aLink, aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { SessionProvider, useSession } from '../../auth';
+import { UndoDeleteProvider } from '../undo-delete';
 import { useDeleteLink } from './use-delete-link';
 
 const kept = aLink({ urlID: 'Keep123' });
 const deleted = aLink({ urlID: 'Gone456' });
 
 function wrapper({ children }: { children: ReactNode }) {
-  return <SessionProvider>{children}</SessionProvider>;
+  return (
+    <SessionProvider>
+      <UndoDeleteProvider>{children}</UndoDeleteProvider>
+    </SessionProvider>
+  );
 }
 
 describe('useDeleteLink', () => {

@@ -7,8 +7,8 @@ interface Matrix {
   data: boolean[][];
 }
 
-/** Pixels per module in the PNG. */
-const PNG_SCALE = 8;
+/** The PNG's least width in pixels: print size (about 9 cm at 300 dpi). */
+const PNG_MIN_PX = 1024;
 
 /** The QR code as an SVG document: one path of unit squares, dark on white. */
 export function qrSvg({ size, data }: Matrix): string {
@@ -26,9 +26,15 @@ export function qrSvg({ size, data }: Matrix): string {
   );
 }
 
+/** Whole pixels per module, as few as make the PNG at least PNG_MIN_PX wide: crisp edges. */
+export function pngScale(size: number): number {
+  return Math.ceil(PNG_MIN_PX / size);
+}
+
 function savePng({ size, data }: Matrix, fileName: string): void {
   const canvas = document.createElement('canvas');
-  canvas.width = canvas.height = size * PNG_SCALE;
+  const scale = pngScale(size);
+  canvas.width = canvas.height = size * scale;
   const context = canvas.getContext('2d');
   if (!context) return;
   context.fillStyle = '#fff';
@@ -36,7 +42,7 @@ function savePng({ size, data }: Matrix, fileName: string): void {
   context.fillStyle = '#000';
   data.forEach((row, y) =>
     row.forEach((dark, x) => {
-      if (dark) context.fillRect(x * PNG_SCALE, y * PNG_SCALE, PNG_SCALE, PNG_SCALE);
+      if (dark) context.fillRect(x * scale, y * scale, scale, scale);
     }),
   );
   canvas.toBlob((blob) => {

@@ -3,10 +3,11 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { encode } from 'uqr';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { aLink, aUser } from '../../../test/fixtures';
+import { aLink, aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
-import { qrSvg } from './qr-code';
+import { REFETCH_MIN_MS } from '../hooks/use-live-visits';
+import { pngScale, qrSvg } from './qr-code';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -111,8 +112,46 @@ const list = (title: string) =>
   within(within(stats()).getByRole('region', { name: title }))
     .getAllByRole('listitem')
     .map((item) => item.textContent);
-const statsCalls = (fetchMock: ReturnType<typeof mockFetch>) =>
-  fetchMock.mock.calls.map(([url]) => url as string).filter((url) => url.startsWith('/api/stats/'));
+const callsTo = (fetchMock: ReturnType<typeof mockFetch>, prefix: string) =>
+  fetchMock.mock.calls.map(([url]) => url as string).filter((url) => url.startsWith(prefix));
+const statsCalls = (fetchMock: ReturnType<typeof mockFetch>) => callsTo(fetchMock, '/api/stats/');
+
+/**
+ * The server as it stands after `later` visits more than the page first saw (5): the stats,
+ * the visitor log and the user's count all say so.
+ */
+function serverWith(later: () => number) {
+  return mockFetch((url) => {
+    const visits = 5 + later();
+    if (url.startsWith('/api/stats/')) {
+      return jsonResponse(
+        200,
+        aStats({ totals: { visits, humans: visits, bots: 0, uniqueVisitors: 3 } }),
+      );
+    }
+    if (url.startsWith('/api/visitors/')) {
+      return jsonResponse(
+        200,
+        Array.from({ length: visits }, (_, at) =>
+          aVisit(`stored-${at}`, { ipAddress: `192.0.2.${at}` }),
+        ),
+      );
+    }
+    if (url === '/api/user')
+      return jsonResponse(200, aUser({ urls: [{ ...link, visitCount: visits }] }));
+    return jsonResponse(404, { message: 'unexpected' });
+  });
+}
+/** The detail page with its stats shown and its live stream open. */
+async function openLiveDetail() {
+  openDetail();
+  await within(await screen.findByRole('region', { name: 'Stats' })).findByText('Unique visitors');
+  const [source] = FakeEventSource.instances;
+  act(() => source?.open());
+  return source;
+}
+const visitorCount = () =>
+  screen.getByText('Visitors', { selector: 'dt' }).nextElementSibling?.textContent;
 
 beforeEach(() => {
   FakeEventSource.instances = [];
@@ -120,7 +159,127 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
+describe('pngScale', () => {
+  it('makes the QR PNG at least 1024 px wide (print size), in whole pixels a module', () => {
+    for (const size of [21, 25, 29, 33, 41, 57, 177]) {
+      expect(size * pngScale(size)).toBeGreaterThanOrEqual(1024);
+      expect(Number.isInteger(pngScale(size))).toBe(true);
+    }
+  });
+});
+
 describe('the Stats section of a link', () => {
+  it('leads the page: right under the link card, above the visitor log', async () => {
+    mockFetch(() => jsonResponse(200, aStats()));
+    openDetail();
+    // The first test here waits for the stats chunk's first import, slow on a loaded machine.
+    const section = await screen.findByRole('region', { name: 'Stats' }, { timeout: 5_000 });
+    const card = screen.getByRole('article');
+    const log = screen.getByRole('region', { name: 'Visitor log' });
+    expect(card.compareDocumentPosition(section) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(section.compareDocumentPosition(log) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('tells each total beside the period before it, and not for All', async () => {
+    const user = userEvent.setup();
+    mockFetch((url) =>
+      jsonResponse(
+        200,
+        url.endsWith('range=all')
+          ? aStats({ range: 'all' })
+          : aStats({ previous: { from: 0, to: 1, visits: 4, humans: 4, bots: 0 } }),
+      ),
+    );
+    openDetail();
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
+    const changes = () =>
+      within(stats())
+        .queryAllByText(/previous/)
+        .map((element) => element.textContent);
+    expect(changes()).toEqual([
+      '+25% vs previous 7d',
+      'same as previous 7d',
+      'none in previous 7d',
+    ]);
+    expect(total('Visits')).toBe('5');
+
+    await user.click(within(stats()).getByRole('button', { name: 'All' }));
+    await waitFor(() => expect(changes()).toEqual([]));
+  });
+
+  it("says 'No visits yet' in one line for a link nobody visited: no tiles, lists or CSV", async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser({ urls: [{ ...link, visitCount: 0 }] })));
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    const zero = { visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 };
+    mockFetch(() =>
+      jsonResponse(
+        200,
+        aStats({
+          totals: zero,
+          series: [],
+          browsers: [],
+          os: [],
+          devices: [],
+          referrers: [],
+          countries: [],
+        }),
+      ),
+    );
+    renderApp('/profile/Ab3dE5g');
+    const section = await screen.findByRole('region', { name: 'Stats' });
+    expect(await within(section).findByText('No visits yet')).toBeTruthy();
+    expect(within(section).queryByText('Unique visitors')).toBeNull();
+    expect(within(section).queryByRole('button', { name: 'Download CSV' })).toBeNull();
+    expect(within(section).queryByRole('group', { name: 'Range' })).toBeNull();
+    expect(within(section).queryAllByRole('region')).toHaveLength(1); // the QR code alone
+  });
+
+  it("reads a bar's numbers out when it is clicked or focused, and dates the axis", async () => {
+    const user = userEvent.setup();
+    const hour = Date.UTC(2026, 10, 24, 9);
+    mockFetch((url) =>
+      jsonResponse(
+        200,
+        url.endsWith('range=24h')
+          ? aStats({
+              range: '24h',
+              interval: 'hour',
+              series: [hour - 2 * HOUR, hour - HOUR, hour].map((t, index) => ({
+                t,
+                visits: index === 2 ? 5 : 0,
+                humans: index === 2 ? 4 : 0,
+                bots: index === 2 ? 1 : 0,
+              })),
+            })
+          : aStats(),
+      ),
+    );
+    openDetail();
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
+    const bars = within(stats()).getByRole('group', { name: 'Bars' });
+    const buttons = within(bars).getAllByRole('button');
+    expect(buttons).toHaveLength(8);
+    // The newest at first, the one Tab stop of the bars.
+    const readout = () => stats().querySelector('.stats-chart__readout')?.textContent;
+    expect(readout()).toBe('24/11: 4 people, 1 bot');
+    expect(buttons.filter((button) => button.tabIndex === 0)).toEqual([buttons[7]]);
+
+    await user.click(buttons[0]!);
+    expect(readout()).toBe('17/11: 0 people, 0 bots');
+    await user.keyboard('{ArrowRight}');
+    expect(readout()).toBe('18/11: 0 people, 0 bots');
+    expect(document.activeElement).toBe(buttons[1]);
+    expect(stats().querySelector('.stats-chart__axis')?.textContent).toContain('24/11');
+
+    // Another range starts again from its newest bar, not the one picked in the last.
+    await user.click(within(stats()).getByRole('button', { name: '24h' }));
+    await waitFor(() => expect(readout()).toBe('24/11 09:00: 4 people, 1 bot'));
+  });
   it('shows the totals, the chart and each top list, countries by name with their code', async () => {
     const fetchMock = mockFetch(() => jsonResponse(200, aStats()));
     openDetail();
@@ -137,7 +296,7 @@ describe('the Stats section of a link', () => {
     expect(total('Unique visitors')).toBe('3');
     expect(list('Browsers')).toEqual(['Chrome3', 'Firefox2']);
     expect(list('OS')).toEqual(['Linux5']);
-    expect(list('Devices')).toEqual(['desktop4', 'bot1']);
+    expect(list('Devices')).toEqual(['Desktop4', 'Bot1']);
     expect(list('Referrers')).toEqual(['Direct4', 'news.example1']);
     expect(list('Countries')).toEqual(['United States (US)3', 'Unknown (ZZ)2']);
 
@@ -218,7 +377,7 @@ describe('the Stats section of a link', () => {
     expect(total('People')).toBe('5');
     expect(total('Bots')).toBe('1');
     expect(list('Browsers')).toEqual(['Chrome3', 'Firefox3']);
-    expect(list('Devices')).toEqual(['desktop4', 'bot1', 'mobile1']);
+    expect(list('Devices')).toEqual(['Desktop4', 'Bot1', 'Phone1']);
     expect(list('Countries')).toEqual(['United States (US)3', 'Unknown (ZZ)2', 'Australia (AU)1']);
     const lastBar = within(stats())
       .getByRole('img', { name: /^Visits per/ })
@@ -262,6 +421,75 @@ describe('the Stats section of a link', () => {
     const second = FakeEventSource.instances.at(-1);
     await act(() => router.navigate('/terms-of-nothing'));
     expect(second?.readyState).toBe(FakeEventSource.CLOSED);
+  });
+
+  it('fetches the stats, the visitor log and the count again when the stream says it left visits out', async () => {
+    let later = 0;
+    const fetchMock = serverWith(() => later);
+    const source = await openLiveDetail();
+    act(() => source?.send('visit', liveVisit));
+    expect(total('Visits')).toBe('6');
+    expect(visitorCount()).toBe('6');
+    expect(callsTo(fetchMock, '/api/visitors/')).toEqual([]);
+
+    // 20 more were stored, of which the stream sent none.
+    later = 20;
+    act(() => source?.send('refetch', {}));
+
+    await waitFor(() => expect(total('Visits')).toBe('25'));
+    expect(statsCalls(fetchMock)).toEqual([
+      '/api/stats/Ab3dE5g?range=7d',
+      '/api/stats/Ab3dE5g?range=7d',
+    ]);
+    await waitFor(() => expect(visitorCount()).toBe('25'));
+    const log = screen.getByRole('region', { name: 'Visitor log' });
+    await waitFor(() => expect(within(log).getByText('192.0.2.24')).toBeTruthy());
+    // The live visit stays in the log, on top, and is not counted twice.
+    expect(within(log).getByText('1.1.1.1')).toBeTruthy();
+    expect(callsTo(fetchMock, '/api/visitors/')).toHaveLength(1);
+    expect(callsTo(fetchMock, '/api/user')).toHaveLength(1);
+    expect(within(stats()).getByRole('status').textContent).toBe('Live');
+  });
+
+  it('fetches again after the stream reconnects, at most once every few seconds', async () => {
+    let later = 0;
+    const fetchMock = serverWith(() => later);
+    const source = await openLiveDetail();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+
+    // Cut (the gateway found it stalled): visits may have been missed meanwhile.
+    later = 3;
+    act(() => source?.fail(FakeEventSource.CONNECTING));
+    act(() => source?.open());
+    await waitFor(() => expect(total('Visits')).toBe('8'));
+    expect(statsCalls(fetchMock)).toHaveLength(2);
+
+    // Behind again at once: the refetch waits its turn, and comes.
+    later = 4;
+    act(() => source?.send('refetch', {}));
+    act(() => source?.send('refetch', {}));
+    expect(statsCalls(fetchMock)).toHaveLength(2);
+    await act(() => vi.advanceTimersByTimeAsync(REFETCH_MIN_MS));
+    await waitFor(() => expect(total('Visits')).toBe('9'));
+    expect(statsCalls(fetchMock)).toHaveLength(3);
+  });
+
+  it('forgets a link the stream says was deleted, elsewhere as well as here', async () => {
+    // Asked for again once forgotten, the server has it no more.
+    mockFetch((url) =>
+      url.startsWith('/api/links?') ? jsonResponse(200, []) : jsonResponse(200, aStats()),
+    );
+    openDetail();
+    await screen.findByRole('region', { name: 'Stats' });
+    const [source] = FakeEventSource.instances;
+    act(() => source?.open());
+
+    act(() => source?.send('end', { reason: 'link deleted' }));
+
+    expect(await screen.findByRole('heading', { name: MESSAGES.urlNotFound })).toBeTruthy();
+    expect(source?.readyState).toBe(FakeEventSource.CLOSED);
+    expect(localStorage.getItem('visitors-Ab3dE5g')).toBeNull();
+    expect(localStorage.getItem('userData')).not.toContain('Ab3dE5g');
   });
 
   it('shows a failed stats call in the section, with a retry, and the rest of the page as it was', async () => {

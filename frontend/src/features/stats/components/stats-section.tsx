@@ -4,7 +4,7 @@ import {
   type LiveVisit,
   type StatsRange,
 } from '@shortener/contracts/web-stats';
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { shortLinkFor } from '../../../lib/url';
 import { useSession } from '../../auth';
@@ -12,6 +12,8 @@ import { downloadVisitsCsv } from '../api/download-csv';
 import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
 import { useStats } from '../hooks/use-stats';
 import { countryName } from '../lib/country-name';
+import { deviceName, systemName } from '../../../lib/system-name';
+import { periodChange } from '../lib/period-change';
 import { QrCode } from './qr-code';
 import { StatsChart } from './stats-chart';
 import { TopList } from './top-list';
@@ -35,22 +37,47 @@ export interface StatsSectionProps {
   urlID: string;
   /** Each visit the live stream announces, for the rest of the page (the visitor log). */
   onLiveVisit?: (visit: LiveVisit) => void;
+  /** Live visits were missed: the rest of the page should fetch what it shows again. */
+  onLiveRefetch?: () => void;
+  /** The live stream says the link was deleted. */
+  onLinkGone?: () => void;
+  /** The link's visits as the page counts them: with none, the section says so in one line. */
+  visitCount?: number;
 }
 
 /**
- * The stats of one link (issue 15), below the spec's detail and visitor log: range, chart,
- * totals, top lists, live updates, the QR code and the CSV export. Loaded lazily.
+ * The stats of one link (issue 15), right below the spec's detail card and above the raw
+ * visitor log (issue 28): range, totals beside the period before, chart, top lists, live
+ * updates, the QR code and the CSV export. Loaded lazily.
  */
-export default function StatsSection({ urlID, onLiveVisit }: StatsSectionProps) {
+export default function StatsSection({
+  urlID,
+  onLiveVisit,
+  onLiveRefetch,
+  onLinkGone,
+  visitCount,
+}: StatsSectionProps) {
   const { range, stats, status, error, setRange, retry, addVisit } = useStats(urlID);
-  const onVisit = useCallback(
-    (visit: LiveVisit) => {
+  const live = useLiveVisits(urlID, {
+    onVisit: (visit) => {
       addVisit(visit);
       onLiveVisit?.(visit);
     },
-    [addVisit, onLiveVisit],
-  );
-  const live = useLiveVisits(urlID, onVisit);
+    onRefetch: () => {
+      retry();
+      onLiveRefetch?.();
+    },
+    onLinkGone,
+  });
+
+  // A link nobody visited yet: one line, not zero tiles, empty lists and an empty CSV. It
+  // grows into the whole section with its first visit (the live stream counts it).
+  const empty = visitCount === 0 && (stats?.totals.visits ?? 0) === 0;
+  const previous = stats?.previous;
+  const change = (current: number, before: number | undefined) =>
+    previous && before !== undefined && stats.range !== 'all'
+      ? periodChange(current, before, stats.range)
+      : undefined;
 
   return (
     <section className="stats" aria-labelledby="stats-heading">
@@ -64,19 +91,23 @@ export default function StatsSection({ urlID, onLiveVisit }: StatsSectionProps) 
         </p>
       </div>
 
-      <div className="stats__ranges" role="group" aria-label="Range">
-        {STATS_RANGES.map((option) => (
-          <button
-            key={option}
-            type="button"
-            className="stats__range"
-            aria-pressed={range === option}
-            onClick={() => setRange(option)}
-          >
-            {RANGE_LABELS[option]}
-          </button>
-        ))}
-      </div>
+      {empty && <p className="stats__empty">No visits yet</p>}
+
+      {!empty && (
+        <div className="stats__ranges" role="group" aria-label="Range">
+          {STATS_RANGES.map((option) => (
+            <button
+              key={option}
+              type="button"
+              className="stats__range"
+              aria-pressed={range === option}
+              onClick={() => setRange(option)}
+            >
+              {RANGE_LABELS[option]}
+            </button>
+          ))}
+        </div>
+      )}
 
       {status === 'error' && (
         <ErrorMessage
@@ -91,19 +122,32 @@ export default function StatsSection({ urlID, onLiveVisit }: StatsSectionProps) 
       )}
       {status === 'loading' && !stats && <Loading>Loading stats…</Loading>}
 
-      {stats && (
+      {stats && !empty && (
         <div className="stats__body" aria-busy={status === 'loading'}>
           <dl className="stats__totals">
-            <Total term="Visits" value={stats.totals.visits} />
-            <Total term="People" value={stats.totals.humans} />
-            <Total term="Bots" value={stats.totals.bots} />
+            <Total
+              term="Visits"
+              value={stats.totals.visits}
+              change={change(stats.totals.visits, previous?.visits)}
+            />
+            <Total
+              term="People"
+              value={stats.totals.humans}
+              change={change(stats.totals.humans, previous?.humans)}
+            />
+            <Total
+              term="Bots"
+              value={stats.totals.bots}
+              change={change(stats.totals.bots, previous?.bots)}
+            />
             <Total term="Unique visitors" value={stats.totals.uniqueVisitors} />
           </dl>
-          <StatsChart stats={stats} />
+          {/* A new range starts again from its newest bar. */}
+          <StatsChart key={stats.range} stats={stats} />
           <div className="stats__lists">
             <TopList title="Browsers" entries={named(stats.browsers)} />
-            <TopList title="OS" entries={named(stats.os)} />
-            <TopList title="Devices" entries={named(stats.devices)} />
+            <TopList title="OS" entries={named(stats.os, systemName)} />
+            <TopList title="Devices" entries={named(stats.devices, deviceName)} />
             <TopList
               title="Referrers"
               entries={named(stats.referrers).map((entry) =>
@@ -129,28 +173,32 @@ export default function StatsSection({ urlID, onLiveVisit }: StatsSectionProps) 
           </h3>
           <QrCode urlID={urlID} shortLink={shortLinkFor(urlID)} />
         </section>
-        <section className="stats__tool" aria-labelledby="export-heading">
-          <h3 id="export-heading" className="top-list__title">
-            Export
-          </h3>
-          <CsvButton urlID={urlID} />
-        </section>
+        {!empty && (
+          <section className="stats__tool" aria-labelledby="export-heading">
+            <h3 id="export-heading" className="top-list__title">
+              Export
+            </h3>
+            <CsvButton urlID={urlID} />
+          </section>
+        )}
       </div>
     </section>
   );
 }
 
-function Total({ term, value }: { term: string; value: number }) {
+/** One total, and beside it how it changed since the period before (not for All). */
+function Total({ term, value, change }: { term: string; value: number; change?: string }) {
   return (
     <div className="stats__total">
       <dt>{term}</dt>
       <dd className="tabular">{value}</dd>
+      {change && <dd className="stats__change">{change}</dd>}
     </div>
   );
 }
 
-function named(list: { name: string; visits: number }[]) {
-  return list.map(({ name, visits }) => ({ key: name, label: name, visits }));
+function named(list: { name: string; visits: number }[], name = (key: string) => key) {
+  return list.map(({ name: key, visits }) => ({ key, label: name(key), visits }));
 }
 
 /** 'Download CSV': every visit, fetched with X-Requested-With and saved as a file. */

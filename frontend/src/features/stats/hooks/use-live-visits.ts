@@ -1,23 +1,44 @@
-import { liveVisitSchema, type LiveVisit } from '@shortener/contracts/web-stats';
+import {
+  LIVE_END_REASONS,
+  LIVE_EVENTS,
+  liveVisitSchema,
+  type LiveVisit,
+} from '@shortener/contracts/web-stats';
 import { useEffect, useRef, useState } from 'react';
 
 /**
  * connecting: not yet open; live: open; reconnecting: the stream broke and EventSource is
- * trying again; ended: the session ended (event `end`) or the server refused the stream.
+ * trying again; ended: the session ended or the link was deleted (event `end`), or the
+ * server refused the stream.
  */
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
+export interface LiveHandlers {
+  /** Each `visit` event, checked against its contract. */
+  onVisit: (visit: LiveVisit) => void;
+  /**
+   * Visits may have been missed: the server left some out (event `refetch`) or the stream
+   * was reconnected. What is shown should be fetched again.
+   */
+  onRefetch?: () => void;
+  /** The link was deleted (event `end`, from this page or anywhere else). */
+  onLinkGone?: () => void;
+}
+
+/** At most one refetch this often: a stream that keeps falling behind asks again and again. */
+export const REFETCH_MIN_MS = 5000;
+
 /**
- * GET /api/stats/{urlID}/live as long as the component is mounted: each `visit` event,
- * checked against its contract, goes to `onVisit`. EventSource reconnects by itself (the
- * server asks for 2 s); the stream is closed when the page is left or the session ends.
+ * GET /api/stats/{urlID}/live as long as the component is mounted. EventSource reconnects by
+ * itself (the server asks for 2 s); the stream is closed when the page is left or the server
+ * ends it.
  */
-export function useLiveVisits(urlID: string, onVisit: (visit: LiveVisit) => void): LiveStatus {
+export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>('connecting');
-  const latest = useRef(onVisit);
+  const latest = useRef(handlers);
   useEffect(() => {
-    latest.current = onVisit;
-  }, [onVisit]);
+    latest.current = handlers;
+  }, [handlers]);
 
   useEffect(() => {
     if (typeof EventSource === 'undefined') {
@@ -26,27 +47,54 @@ export function useLiveVisits(urlID: string, onVisit: (visit: LiveVisit) => void
     }
     setStatus('connecting');
     const source = new EventSource(`/api/stats/${encodeURIComponent(urlID)}/live`);
-    source.addEventListener('open', () => setStatus('live'));
+    let lastRefetch = -Infinity;
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const refetch = (): void => {
+      if (pending !== undefined) return;
+      const run = (): void => {
+        pending = undefined;
+        lastRefetch = Date.now();
+        latest.current.onRefetch?.();
+      };
+      const wait = lastRefetch + REFETCH_MIN_MS - Date.now();
+      if (wait <= 0) run();
+      else pending = setTimeout(run, wait);
+    };
+    let dropped = false;
+    source.addEventListener('open', () => {
+      setStatus('live');
+      if (dropped) refetch();
+      dropped = false;
+    });
     source.addEventListener('error', () => {
       // CONNECTING: EventSource tries again by itself; CLOSED: it gave up (e.g. a 401).
+      dropped = true;
       setStatus(source.readyState === EventSource.CLOSED ? 'ended' : 'reconnecting');
     });
-    source.addEventListener('visit', (event) => {
-      let data: unknown;
-      try {
-        data = JSON.parse((event as MessageEvent<string>).data);
-      } catch {
-        return;
-      }
-      const parsed = liveVisitSchema.safeParse(data);
-      if (parsed.success) latest.current(parsed.data);
+    source.addEventListener(LIVE_EVENTS.visit, (event) => {
+      const parsed = liveVisitSchema.safeParse(dataOf(event));
+      if (parsed.success) latest.current.onVisit(parsed.data);
     });
-    source.addEventListener('end', () => {
+    source.addEventListener(LIVE_EVENTS.refetch, refetch);
+    source.addEventListener(LIVE_EVENTS.end, (event) => {
       source.close();
       setStatus('ended');
+      const data = dataOf(event) as { reason?: unknown } | undefined;
+      if (data?.reason === LIVE_END_REASONS.linkDeleted) latest.current.onLinkGone?.();
     });
-    return () => source.close();
+    return () => {
+      clearTimeout(pending);
+      source.close();
+    };
   }, [urlID]);
 
   return status;
+}
+
+function dataOf(event: Event): unknown {
+  try {
+    return JSON.parse((event as MessageEvent<string>).data) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 import { MESSAGES } from '@shortener/contracts';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '../../../lib/format';
 import { aLink, aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
@@ -18,6 +18,56 @@ function visitorList() {
 }
 
 describe('Visitors of a link', () => {
+  it("names systems as people write them: macOS, not 'Mac OS'", async () => {
+    mockFetch(() =>
+      jsonResponse(200, [aVisit('v1', { userAgent: { platform: 'Mac OS', browser: 'Safari' } })]),
+    );
+    openDetail();
+    const item = await visitorList().findByRole('listitem');
+    expect(item.textContent).toContain('macOS');
+    expect(item.textContent).not.toContain('Mac OS');
+  });
+
+  it('marks the visits of bots, as the stats and the CSV count them', async () => {
+    mockFetch(() =>
+      jsonResponse(200, [
+        aVisit('crawler', {
+          userAgent: { platform: 'Unknown', browser: 'Googlebot' },
+          ipAddress: '66.249.66.1',
+          bot: true,
+        }),
+        aVisit('person', { ipAddress: '198.51.100.4', bot: false }),
+      ]),
+    );
+    openDetail();
+    const [crawler, person] = await visitorList().findAllByRole('listitem');
+    expect(within(crawler!).getByText('Bot').className).toBe('visit__bot');
+    expect(crawler!.textContent).toContain('Googlebot');
+    expect(within(person!).queryByText('Bot')).toBeNull();
+  });
+
+  it("fetches the 'Visitors' count again with each refresh of the log, so the two agree", async () => {
+    const user = userEvent.setup();
+    localStorage.setItem('visitors-Ab3dE5g', JSON.stringify([aVisit('cached')]));
+    const link = aLink({ urlID: 'Ab3dE5g', visitCount: 1 });
+    const fetchMock = mockFetch((url) =>
+      url === '/api/user'
+        ? jsonResponse(200, aUser({ urls: [{ ...link, visitCount: 3 }] }))
+        : jsonResponse(200, [aVisit('c'), aVisit('b'), aVisit('cached')]),
+    );
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser({ urls: [link] })));
+    renderApp('/profile/Ab3dE5g');
+    const count = () =>
+      screen.getByText('Visitors', { selector: 'dt' }).nextElementSibling?.textContent;
+    expect(count()).toBe('1');
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    await user.click(visitorList().getByRole('button', { name: 'Refresh' }));
+    expect(await visitorList().findAllByRole('listitem')).toHaveLength(3);
+    await vi.waitFor(() => expect(count()).toBe('3'));
+  });
+
   it('fetches them on first load and shows time stamp, device, browser and IP address', async () => {
     const visit = aVisit('v1', {
       userAgent: { platform: 'iOS', browser: 'Mobile Safari' },
@@ -77,7 +127,10 @@ describe('Visitors of a link', () => {
     await user.click(await visitorList().findByRole('button', { name: 'Load more' }));
 
     expect(await visitorList().findAllByRole('listitem')).toHaveLength(3);
-    expect(fetchMock.mock.calls[1]?.[0]).toBe('/api/visitors/Ab3dE5g?cursor=page-2');
+    // After the first page, the count is fetched again (/api/user), then the next page.
+    expect(fetchMock.mock.calls.map(([url]) => url)).toContain(
+      '/api/visitors/Ab3dE5g?cursor=page-2',
+    );
     expect(visitorList().queryByRole('button', { name: 'Load more' })).toBeNull();
     expect(JSON.parse(localStorage.getItem('visitors-Ab3dE5g') ?? 'null')).toEqual({
       visits: [aVisit('v3'), aVisit('v2'), aVisit('v1')],

@@ -1,18 +1,30 @@
 import type { Visit } from '@shortener/contracts/web';
+import { useEffect } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
 import { RefreshIcon } from '../../../components/icons';
 import { formatDateTime } from '../../../lib/format';
+import { systemName } from '../../../lib/system-name';
 import { useVisitors } from '../hooks/use-visitors';
 import './visitor-list.css';
 
-/**
- * The visitors of one link, newest first, with refresh and 'Load more'. `live`: visits the
- * stats' live stream announced since the page opened (newest first), shown on top.
- */
-export function VisitorList({ urlID, live = [] }: { urlID: string; live?: Visit[] }) {
-  const state = useVisitors(urlID);
+export interface VisitorListProps {
+  urlID: string;
+  /** Visits the stats' live stream announced since the page opened (newest first), on top. */
+  live?: Visit[];
+  /** Counts the times the live stream missed visits: each time, the list is fetched again. */
+  refetches?: number;
+  /** The first page came from the server: the page's count should be fetched again too. */
+  onRefreshed?: () => void;
+}
+
+/** The visitors of one link, newest first, with refresh and 'Load more'. */
+export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: VisitorListProps) {
+  const state = useVisitors(urlID, onRefreshed);
   const { nextCursor, status, refreshing, loadingMore, error, refresh, loadMore } = state;
+  useEffect(() => {
+    if (refetches > 0) void refresh();
+  }, [refetches, refresh]);
   const visits = withLive(live, state.visits);
   const empty = status === 'ready' && visits.length === 0;
 
@@ -91,7 +103,7 @@ function withLive(live: Visit[], fetched: Visit[]): Visit[] {
 
 function VisitItem({ visit }: { visit: Visit }) {
   return (
-    <li className="visit">
+    <li className={visit.bot ? 'visit visit--bot' : 'visit'}>
       <dl className="visit__fields">
         <div>
           <dt>Time</dt>
@@ -101,7 +113,7 @@ function VisitItem({ visit }: { visit: Visit }) {
         </div>
         <div>
           <dt>Device</dt>
-          <dd>{visit.userAgent.platform || 'Unknown'}</dd>
+          <dd>{systemName(visit.userAgent.platform)}</dd>
         </div>
         <div>
           <dt>Browser</dt>
@@ -112,6 +124,9 @@ function VisitItem({ visit }: { visit: Visit }) {
           <dd className="visit__ip">{visit.ipAddress}</dd>
         </div>
       </dl>
+      {/* As the stats and the CSV count it (a crawler, a link preview, a script); beside the
+          fields, whose values stay what SPEC names them. */}
+      {visit.bot && <span className="visit__bot">Bot</span>}
     </li>
   );
 }

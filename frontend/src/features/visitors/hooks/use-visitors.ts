@@ -25,7 +25,7 @@ const IDLE = { refreshing: false, loadingMore: false, error: null } as const;
  * The visits of one link. Cached visitors are shown on first load when signed in; a refresh
  * asks the server. A 'No visitors' answer empties the list and its cache; a 401 signs out.
  */
-export function useVisitors(urlID: string): Visitors {
+export function useVisitors(urlID: string, onRefreshed?: () => void): Visitors {
   const { signedIn, signOut } = useSession();
   const [state, setState] = useState<VisitorsState>(() => {
     const cached = signedIn ? readCachedVisitors(urlID) : null;
@@ -40,6 +40,8 @@ export function useVisitors(urlID: string): Visitors {
   });
   // Only the newest request may change the list: a slow answer never overwrites a newer one.
   const latest = useRef(0);
+  const refreshed = useRef(onRefreshed);
+  refreshed.current = onRefreshed;
 
   const fetchPage = useCallback(
     async (after: { visits: Visit[]; cursor: string } | null) => {
@@ -58,11 +60,13 @@ export function useVisitors(urlID: string): Visitors {
         const { nextCursor } = result.data;
         writeCachedVisitors(urlID, { visits, nextCursor });
         setState({ ...IDLE, visits, nextCursor, status: 'ready' });
+        if (!after) refreshed.current?.();
       } else if (result.signedOut) {
         signOut();
       } else if (result.status === 404) {
         clearCachedVisitors(urlID);
         setState({ ...IDLE, visits: [], nextCursor: null, status: 'ready' });
+        refreshed.current?.();
       } else {
         setState((current) => ({
           ...current,

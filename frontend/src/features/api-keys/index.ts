@@ -1,0 +1,1 @@
+export { ApiKeysSection } from './components/api-keys-section';

@@ -1,0 +1,148 @@
+import {
+  applyDecorators,
+  BadRequestException,
+  createParamDecorator,
+  HttpCode,
+  RequestMapping,
+  RequestMethod,
+  SetMetadata,
+  UseGuards,
+  type ExecutionContext,
+  type HttpException,
+} from '@nestjs/common';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { InternalEndpoint, PublicRoute, RouteParams } from '@shortener/contracts';
+import { InternalAuthGuard } from './internal-auth.guard';
+
+/**
+ * A handler bound to its contract entry (`publicApi` or `internalApi` of
+ * @shortener/contracts): the entry gives the method, the path, the success status and the
+ * schemas of the query and the body, so a route is written once, in its entry.
+ */
+
+/** What a handler can be bound to: an entry of the public or the internal API. */
+export type ContractEntry = PublicRoute | InternalEndpoint;
+
+/** How an input the entry's schemas refuse is answered, from the first problem found. */
+export type Refusal = (issue: z.core.$ZodIssue) => HttpException;
+
+interface Binding {
+  readonly entry: ContractEntry;
+  readonly query?: z.ZodType;
+  readonly refuse: Refusal;
+}
+
+const BINDING = Symbol('contract-route');
+
+/** The default: 400 with the problem's message. */
+const badRequest: Refusal = (issue) => new BadRequestException(issue.message);
+
+/** The path as Nest routes it: `:name` parameters, no trailing '/'. */
+export function nestPath(entry: ContractEntry): string {
+  const path = 'route' in entry ? entry.route : entry.path.replace(/\{(\w+)\}/g, ':$1');
+  return path.length > 1 ? path.replace(/\/$/, '') : path;
+}
+
+/** The status of the entry's success answer: its first 2xx. */
+export function successStatus(entry: ContractEntry): number {
+  const status = Object.keys(entry.answers)
+    .map(Number)
+    .find((code) => code >= 200 && code < 300);
+  if (status === undefined) throw new Error(`${nestPath(entry)}: no 2xx answer`);
+  return status;
+}
+
+/** The type a field reads, under optional, default, catch, nullable and a transform. */
+function baseType(schema: z.ZodType): string {
+  const def = schema._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
+  const inner = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
+  return inner ? baseType(inner) : def.type;
+}
+
+/** Query strings as their field's type: digits as a number, true/false as a boolean. */
+function fromQueryString(type: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (type === 'number' && /^\d{1,15}$/.test(value)) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/** The entry's query schema, taking each field from the string a query string carries. */
+function queryFromStrings(schema: z.ZodObject): z.ZodType {
+  return z.object(
+    Object.fromEntries(
+      Object.entries(schema.shape).map(([name, field]) => {
+        const type = baseType(field as z.ZodType);
+        return [
+          name,
+          type === 'number' || type === 'boolean'
+            ? z.preprocess((value) => fromQueryString(type, value), field as z.ZodType)
+            : field,
+        ];
+      }),
+    ),
+  );
+}
+
+/**
+ * Binds a handler to its contract entry: the method and path, the success status, and the
+ * internal-token guard for an internal endpoint. `refuse` answers a query or body the
+ * entry's schemas refuse (by default 400 with the problem's message).
+ */
+export function Route(entry: ContractEntry, refuse: Refusal = badRequest): MethodDecorator {
+  const binding: Binding = {
+    entry,
+    refuse,
+    ...(entry.query ? { query: queryFromStrings(entry.query) } : {}),
+  };
+  return applyDecorators(
+    RequestMapping({ path: nestPath(entry), method: RequestMethod[entry.method] }),
+    HttpCode(successStatus(entry)),
+    SetMetadata(BINDING, binding),
+    ...('service' in entry ? [UseGuards(InternalAuthGuard)] : []),
+  );
+}
+
+/** The names of an entry's path parameters. */
+type ParamName<Entry extends ContractEntry> = Entry extends InternalEndpoint
+  ? RouteParams<Entry['route']>
+  : Entry extends { params: z.ZodObject }
+    ? keyof Entry['params']['shape'] & string
+    : never;
+
+/** What a handler bound by @Route receives: the path parameters, the query and the body. */
+export interface RouteInput<Entry extends ContractEntry> {
+  /** As they are in the path: a malformed one is answered like an unknown one, by the handler. */
+  params: Record<ParamName<Entry>, string>;
+  query: Entry['query'] extends z.ZodObject ? z.output<Entry['query']> : undefined;
+  body: Entry['body'] extends z.ZodType ? z.output<Entry['body']> : undefined;
+}
+
+function parse(schema: z.ZodType | undefined, value: unknown, refuse: Refusal): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw refuse(issue ?? { code: 'custom', message: 'Invalid request', path: [], input: value });
+}
+
+/** The input of a handler bound by @Route, its query and body parsed by the entry's schemas. */
+export const Input = createParamDecorator(
+  (_: unknown, context: ExecutionContext): RouteInput<ContractEntry> => {
+    const binding = Reflect.getMetadata(BINDING, context.getHandler()) as Binding | undefined;
+    if (!binding) throw new Error(`${context.getHandler().name}: @Input() without @Route()`);
+    const req = context.switchToHttp().getRequest<Request>();
+    return {
+      params: req.params,
+      query: parse(binding.query, req.query, binding.refuse) as never,
+      body: parse(binding.entry.body, req.body, binding.refuse) as never,
+    };
+  },
+);
+
+/** The entry a handler is bound to, or undefined: for a test that each entry has a handler. */
+export function boundEntry(handler: unknown): ContractEntry | undefined {
+  if (typeof handler !== 'function') return undefined;
+  return (Reflect.getMetadata(BINDING, handler) as Binding | undefined)?.entry;
+}

@@ -1,0 +1,254 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { SERVICE_CONFIG } from '@shortener/chassis-nest';
+import type { AnalyticsConfig } from '../config';
+import { connected } from '../visits/analytics-database';
+import {
+  boolArray,
+  byteaArray,
+  ELEMENT_TYPE,
+  int4Array,
+  int8Array,
+  textArray,
+  timestamptzArray,
+  uuidArray,
+} from '../visits/binary-arrays';
+import { chunk } from '../visits/chunk';
+import { lockLinks } from '../visits/link-locks';
+import { DIMENSIONS, rollupsOf } from '../visits/rollups';
+import {
+  MONTHS_AHEAD,
+  addMonths,
+  createMonth,
+  monthOf,
+  oldestKept,
+  type Transact,
+} from '../visits/visit-partitions';
+
+/** One visit as it is stored: the event, its User-Agent parsed, its IP as configured. */
+export interface VisitRow {
+  id: string;
+  urlId: string;
+  /** The event's timestamp, milliseconds since the epoch. */
+  timestamp: number;
+  ipAddress: string;
+  platform: string;
+  browser: string;
+  referrer: string | null;
+  bot: boolean;
+  /** desktop, mobile, tablet, bot or other. */
+  device: string;
+  /** ISO 3166-1 alpha-2, ZZ when unknown. */
+  country: string;
+  /** For the referrers breakdown: the referring host, (direct) or (unknown). */
+  referrerHost: string;
+  /** The day's keyed hash of the visitor's (IP, User-Agent): unique visitors. */
+  visitor: Buffer;
+}
+
+export interface StoreOutcome {
+  stored: number;
+  /** Already stored before (a redelivery), so not counted again. */
+  duplicates: number;
+  /** Late events of deleted links, dropped. */
+  ofDeletedLinks: number;
+  /** The rows really inserted (not those already stored), once committed. */
+  inserted: VisitRow[];
+}
+
+/**
+ * A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted.
+ * Each column comes as one array in PostgreSQL's binary format (binary-arrays.ts), as do the
+ * rollups' below. The visits are partitioned by month, and a partitioned table's unique keys
+ * must hold the month, so "already stored" is asked of `visit_ids`, every stored event id in
+ * one unpartitioned table: an event is stored once by its id whatever time it carries.
+ * The rows come without repeats (visit-batch.ts drops an event repeated inside a batch).
+ */
+const INSERT_VISITS = `
+  WITH rows AS (
+    SELECT * FROM unnest(
+      $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
+      $7::text[], $8::boolean[], $9::text[], $10::text[]
+    ) AS t(id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+  ),
+  fresh AS (
+    INSERT INTO analytics.visit_ids (id) SELECT id FROM rows ON CONFLICT (id) DO NOTHING
+    RETURNING id
+  )
+  INSERT INTO analytics.visits
+    (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+  SELECT rows.* FROM rows JOIN fresh USING (id)
+  RETURNING id`;
+
+/**
+ * One statement raises everything counted from the visits a transaction really inserted,
+ * summed beforehand (rollupsOf): the hourly rollups, the daily breakdowns (the hourly ones
+ * summed per day), the hourly breakdowns of the last two days, the visitor-days and the
+ * per-link counts. Hours and days come counted from the epoch, dimensions as their index in
+ * $17.
+ */
+const ADD_ROLLUPS = `
+  WITH hours AS (
+    INSERT INTO analytics.visit_hours AS h (url_id, hour, visits, humans, bots)
+    SELECT url_id, to_timestamp(hour * 3600), visits, humans, bots
+    FROM unnest($1::varchar[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+      AS t(url_id, hour, visits, humans, bots)
+    ON CONFLICT (url_id, hour) DO UPDATE SET
+      visits = h.visits + EXCLUDED.visits,
+      humans = h.humans + EXCLUDED.humans,
+      bots = h.bots + EXCLUDED.bots
+  ),
+  breakdowns AS (
+    SELECT url_id, to_timestamp(hour * 3600) AS hour, ($17::text[])[dimension + 1] AS dimension,
+           value, visits
+    FROM unnest($6::varchar[], $7::bigint[], $8::int[], $9::text[], $10::bigint[])
+      AS t(url_id, hour, dimension, value, visits)
+  ),
+  days AS (
+    INSERT INTO analytics.visit_breakdowns AS b (url_id, day, dimension, value, visits)
+    SELECT url_id, (hour AT TIME ZONE 'UTC')::date AS day, dimension, value, sum(visits)
+    FROM breakdowns GROUP BY url_id, day, dimension, value
+    ORDER BY url_id, day, dimension, value
+    ON CONFLICT (url_id, day, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
+  ),
+  recent AS (
+    INSERT INTO analytics.visit_breakdown_hours AS b (url_id, hour, dimension, value, visits)
+    SELECT url_id, hour, dimension, value, visits FROM breakdowns
+    WHERE hour >= now() - interval '2 days'
+    ON CONFLICT (url_id, hour, dimension, value) DO UPDATE SET visits = b.visits + EXCLUDED.visits
+  ),
+  visitors AS (
+    INSERT INTO analytics.visitor_days AS v (url_id, day, visitor, last_seen)
+    SELECT url_id, date '1970-01-01' + day, visitor, last_seen
+    FROM unnest($11::varchar[], $12::int[], $13::bytea[], $14::timestamptz[])
+      AS t(url_id, day, visitor, last_seen)
+    ON CONFLICT (url_id, day, visitor) DO UPDATE SET last_seen = EXCLUDED.last_seen
+      WHERE v.last_seen < EXCLUDED.last_seen
+  )
+  INSERT INTO analytics.link_stats AS stats (url_id, visit_count)
+  SELECT * FROM unnest($15::varchar[], $16::bigint[])
+  ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
+
+/** Ingest's writes to the analytics schema: the visits with their rollups, and the day keys. */
+@Injectable()
+export class IngestRepository {
+  /** Months whose partition this instance has seen exist or made (epoch milliseconds). */
+  private readonly months = new Set<number>();
+
+  constructor(
+    @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
+    @Inject(SERVICE_CONFIG)
+    private readonly config: Pick<AnalyticsConfig, 'VISIT_RETENTION_MONTHS'>,
+  ) {}
+
+  /**
+   * Makes the partitions of the visits' months that may not exist yet, each in a short
+   * transaction of its own: late visits of a past month (a consumer behind, a re-drive) and
+   * the months ahead are stored, not refused. Not made: months past the retention (such a
+   * visit has expired) and months beyond those made ahead (a clock that far ahead is wrong);
+   * their visits find no partition and are refused, so dead-lettered, never lost unseen.
+   */
+  private async ensureMonths(rows: readonly VisitRow[]): Promise<void> {
+    const now = new Date();
+    const newest = addMonths(monthOf(now), MONTHS_AHEAD).getTime();
+    const retention = this.config.VISIT_RETENTION_MONTHS;
+    const oldest = retention === undefined ? -Infinity : oldestKept(now, retention).getTime();
+    const wanted = new Set<number>();
+    for (const row of rows) {
+      const month = monthOf(row.timestamp).getTime();
+      if (!this.months.has(month) && month >= oldest && month <= newest) wanted.add(month);
+    }
+    if (wanted.size === 0) return;
+    const db = connected(this.database);
+    const transact: Transact = (work) => db.transaction((manager) => work(manager));
+    for (const month of wanted) {
+      await createMonth(transact, new Date(month));
+      this.months.add(month);
+    }
+  }
+
+  /**
+   * Stores a batch in one transaction: multi-row inserts (a chunk each) that skip events
+   * already stored, then one statement raising the rollups, breakdowns, visitor-days and
+   * per-link counts by what was really inserted, summed in memory (a redelivered batch adds
+   * nothing anywhere). Either all of it commits or none, so a retry of the same batch is
+   * always safe.
+   */
+  async storeVisits(rows: readonly VisitRow[], chunkRows: number): Promise<StoreOutcome> {
+    if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
+    await this.ensureMonths(rows);
+    return connected(this.database).transaction(async (manager) => {
+      const urlIds = new Set(rows.map((row) => row.urlId));
+      await lockLinks(manager, urlIds, 'shared');
+      const deleted: { url_id: string }[] = await manager.query(
+        'SELECT url_id FROM analytics.deleted_links WHERE url_id = ANY($1::varchar[])',
+        [[...urlIds]],
+      );
+      const deletedIds = new Set(deleted.map((row) => row.url_id));
+      const live = deletedIds.size === 0 ? rows : rows.filter((row) => !deletedIds.has(row.urlId));
+
+      const inserted: VisitRow[] = [];
+      for (const piece of chunk(live, chunkRows)) {
+        const fresh: { id: string }[] = await manager.query(INSERT_VISITS, [
+          uuidArray(piece, (row) => row.id),
+          textArray(piece, (row) => row.urlId, ELEMENT_TYPE.varchar),
+          timestamptzArray(piece, (row) => row.timestamp),
+          textArray(piece, (row) => row.ipAddress, ELEMENT_TYPE.varchar),
+          textArray(piece, (row) => row.platform),
+          textArray(piece, (row) => row.browser),
+          textArray(piece, (row) => row.referrer),
+          boolArray(piece, (row) => row.bot),
+          textArray(piece, (row) => row.device),
+          textArray(piece, (row) => row.country),
+        ]);
+        const ids = new Set(fresh.map((row) => row.id));
+        for (const row of piece) if (ids.has(row.id)) inserted.push(row);
+      }
+      if (inserted.length > 0) {
+        const { hours, breakdowns, visitors, links } = rollupsOf(inserted);
+        const same = <T>(value: T) => value;
+        await manager.query(ADD_ROLLUPS, [
+          textArray(hours.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(hours.hours, same),
+          int8Array(hours.visits, same),
+          int8Array(hours.humans, same),
+          int8Array(hours.bots, same),
+          textArray(breakdowns.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(breakdowns.hours, same),
+          int4Array(breakdowns.dimensions, same),
+          textArray(breakdowns.values, same),
+          int8Array(breakdowns.visits, same),
+          textArray(visitors.urlIds, same, ELEMENT_TYPE.varchar),
+          int4Array(visitors.days, same),
+          byteaArray(visitors.visitors, same),
+          timestamptzArray(visitors.lastSeen, same),
+          textArray(links.urlIds, same, ELEMENT_TYPE.varchar),
+          int8Array(links.visits, same),
+          [...DIMENSIONS],
+        ]);
+      }
+      return {
+        stored: inserted.length,
+        duplicates: live.length - inserted.length,
+        ofDeletedLinks: rows.length - live.length,
+        inserted,
+      };
+    });
+  }
+
+  /** Stores the offered key of each day that has none yet; answers each day's key. */
+  async keysFor(offered: ReadonlyMap<string, Buffer>): Promise<Map<string, Buffer>> {
+    const days = [...offered.keys()];
+    await connected(this.database).query(
+      `INSERT INTO analytics.visitor_keys (day, key)
+       SELECT * FROM unnest($1::date[], $2::bytea[]) ON CONFLICT (day) DO NOTHING`,
+      [days, days.map((day) => offered.get(day))],
+    );
+    const rows: { day: string; key: Buffer }[] = await connected(this.database).query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, key FROM analytics.visitor_keys
+       WHERE day = ANY($1::date[])`,
+      [days],
+    );
+    return new Map(rows.map((row) => [row.day, row.key]));
+  }
+}

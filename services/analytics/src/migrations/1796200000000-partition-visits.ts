@@ -1,0 +1,207 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import {
+  LOCK_WAIT_MS,
+  MONTHS_AHEAD,
+  addMonths,
+  createMonth,
+  monthOf,
+  type Queryable,
+  type Transact,
+} from '../visits/visit-partitions';
+
+/** Visits copied per statement, each statement its own short transaction. */
+const COPY_SLICE = 10_000;
+
+/** Tries at taking a lock that others hold, LOCK_WAIT_MS each, before the migration fails. */
+const LOCK_TRIES = 60;
+
+/** One step that locked the visits table: how long it waited for the lock, how long it held it. */
+export interface LockStep {
+  step: string;
+  waitedMs: number;
+  heldMs: number;
+  tries: number;
+}
+
+const COLUMNS =
+  'id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country';
+
+/** A lock refused within lock_timeout (SQLSTATE 55P03): someone held it; try again. */
+function lockRefused(error: unknown): boolean {
+  const driver = ((error as { driverError?: unknown }).driverError ?? error) as { code?: unknown };
+  return driver.code === '55P03';
+}
+
+/**
+ * Storage for years (issue 29): `analytics.visits` becomes a table partitioned by UTC month
+ * of `created_at`, so raw visits past a retention go a partition at a time. It runs while
+ * the service serves (no transaction of its own; each step is one):
+ *   1. `visit_ids` (every stored event id): a unique key on a partitioned table must hold
+ *      the partition key, so exactly-once by event id, whatever month a redelivery claims,
+ *      is kept by this unpartitioned table instead.
+ *   2. the partitioned table (as `visits_partitioned`) with a partition for every month that
+ *      has visits, and the current one and MONTHS_AHEAD after it;
+ *   3. a trigger on the old table copies every insert and delete into it from now on;
+ *   4. the rows already there are copied in slices of COPY_SLICE by event id, each slice
+ *      locked FOR SHARE while it is copied, so a concurrent delete is either seen or waited for;
+ *   5. one short transaction swaps the names (the old table's lock waited for at most
+ *      LOCK_WAIT_MS, tried again until it is had), and the old table is dropped.
+ * Readers and writers wait at most LOCK_WAIT_MS behind any step. Broken off anywhere, the
+ * migration starts again from what exists (every step is safe to repeat).
+ */
+export class PartitionVisits1796200000000 implements MigrationInterface {
+  name = 'PartitionVisits1796200000000';
+  transaction = false;
+
+  /** Each locking step's waits and holds, for the bench (bench/visits-partitioning.mjs). */
+  readonly locks: LockStep[] = [];
+
+  constructor(private readonly copySlice = COPY_SLICE) {}
+
+  async up(runner: QueryRunner): Promise<void> {
+    const transact: Transact = async (work) => {
+      await runner.startTransaction();
+      try {
+        const result = await work(runner);
+        await runner.commitTransaction();
+        return result;
+      } catch (error) {
+        await runner.rollbackTransaction();
+        throw error;
+      }
+    };
+    const [layout] = (await runner.query(
+      "SELECT relkind = 'p' AS partitioned FROM pg_class WHERE oid = 'analytics.visits'::regclass",
+    )) as Array<{ partitioned: boolean }>;
+    if (!layout?.partitioned) await this.partition(runner, transact);
+    await runner.query('DROP TABLE IF EXISTS analytics.visits_unpartitioned');
+    await runner.query('DROP FUNCTION IF EXISTS analytics.visits_mirror()');
+  }
+
+  async down(): Promise<void> {
+    // Back to one table would be this migration the other way round, for no gain: an older
+    // release reads the partitioned table as it read the plain one.
+  }
+
+  private async partition(runner: QueryRunner, transact: Transact): Promise<void> {
+    await runner.query('CREATE TABLE IF NOT EXISTS analytics.visit_ids (id uuid PRIMARY KEY)');
+    await runner.query(`
+      CREATE TABLE IF NOT EXISTS analytics.visits_partitioned (
+        id uuid NOT NULL,
+        url_id varchar(50) NOT NULL,
+        created_at timestamptz NOT NULL,
+        ip_address varchar(64) NOT NULL,
+        platform text NOT NULL,
+        browser text NOT NULL,
+        referrer text,
+        bot boolean NOT NULL DEFAULT false,
+        device text NOT NULL DEFAULT 'other',
+        country char(2) NOT NULL DEFAULT 'ZZ',
+        CONSTRAINT visits_partitioned_pkey PRIMARY KEY (id, created_at)
+      ) PARTITION BY RANGE (created_at)`);
+    await runner.query(`
+      CREATE INDEX IF NOT EXISTS visits_partitioned_url_created_idx
+      ON analytics.visits_partitioned (url_id, created_at DESC, id DESC)`);
+
+    // Every month with visits (one pass over the table, reading only), and those ahead.
+    const months = (await runner.query(
+      "SELECT DISTINCT date_trunc('month', created_at, 'UTC') AS month FROM analytics.visits",
+    )) as Array<{ month: Date }>;
+    const current = monthOf(new Date());
+    const wanted = new Map<number, Date>();
+    for (const { month } of months) wanted.set(month.getTime(), monthOf(month));
+    for (let ahead = 0; ahead <= MONTHS_AHEAD; ahead += 1) {
+      const month = addMonths(current, ahead);
+      wanted.set(month.getTime(), month);
+    }
+    for (const month of wanted.values()) await createMonth(transact, month, 'visits_partitioned');
+
+    await runner.query(`
+      CREATE OR REPLACE FUNCTION analytics.visits_mirror() RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO analytics.visit_ids (id) VALUES (NEW.id) ON CONFLICT DO NOTHING;
+          INSERT INTO analytics.visits_partitioned (${COLUMNS})
+          VALUES (NEW.id, NEW.url_id, NEW.created_at, NEW.ip_address, NEW.platform, NEW.browser,
+                  NEW.referrer, NEW.bot, NEW.device, NEW.country)
+          ON CONFLICT DO NOTHING;
+        ELSE
+          DELETE FROM analytics.visits_partitioned
+          WHERE id = OLD.id AND created_at = OLD.created_at;
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await this.locked(transact, 'mirror trigger', 'SHARE ROW EXCLUSIVE', async (db) => {
+      await db.query(`
+        CREATE OR REPLACE TRIGGER visits_mirror AFTER INSERT OR DELETE ON analytics.visits
+        FOR EACH ROW EXECUTE FUNCTION analytics.visits_mirror()`);
+    });
+
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const [slice] = (await runner.query(
+        `WITH slice AS (
+           SELECT ${COLUMNS} FROM analytics.visits WHERE id > $1 ORDER BY id LIMIT $2 FOR SHARE
+         ),
+         ids AS (
+           INSERT INTO analytics.visit_ids (id) SELECT id FROM slice ON CONFLICT DO NOTHING
+         ),
+         copied AS (
+           INSERT INTO analytics.visits_partitioned (${COLUMNS}) SELECT * FROM slice
+           ON CONFLICT DO NOTHING
+         )
+         SELECT (SELECT id FROM slice ORDER BY id DESC LIMIT 1) AS last,
+                (SELECT count(*)::int FROM slice) AS rows`,
+        [after, this.copySlice],
+      )) as Array<{ last: string | null; rows: number }>;
+      if (!slice?.last || slice.rows < this.copySlice) break;
+      after = slice.last;
+    }
+    await runner.query('ANALYZE analytics.visits_partitioned');
+
+    await this.locked(transact, 'swap', 'ACCESS EXCLUSIVE', async (db) => {
+      await db.query('DROP TRIGGER visits_mirror ON analytics.visits');
+      await db.query('ALTER TABLE analytics.visits RENAME TO visits_unpartitioned');
+      await db.query('ALTER INDEX analytics.visits_pkey RENAME TO visits_unpartitioned_pkey');
+      await db.query(
+        'ALTER INDEX analytics.visits_url_created_idx RENAME TO visits_unpartitioned_url_created_idx',
+      );
+      await db.query('ALTER TABLE analytics.visits_partitioned RENAME TO visits');
+      await db.query('ALTER INDEX analytics.visits_partitioned_pkey RENAME TO visits_pkey');
+      await db.query(
+        'ALTER INDEX analytics.visits_partitioned_url_created_idx RENAME TO visits_url_created_idx',
+      );
+    });
+  }
+
+  /**
+   * Runs a step under a lock on the old table, waiting at most LOCK_WAIT_MS each try (so
+   * nobody queues behind the request for longer), and records how long it waited and held.
+   */
+  private async locked(
+    transact: Transact,
+    step: string,
+    mode: string,
+    work: (db: Queryable) => Promise<void>,
+  ): Promise<void> {
+    for (let tries = 1; ; tries += 1) {
+      const began = performance.now();
+      let locked = began;
+      try {
+        await transact(async (db) => {
+          await db.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+          await db.query(`LOCK TABLE analytics.visits IN ${mode} MODE`);
+          locked = performance.now();
+          await work(db);
+        });
+        const heldMs = performance.now() - locked;
+        this.locks.push({ step, waitedMs: locked - began, heldMs, tries });
+        return;
+      } catch (error) {
+        if (!lockRefused(error) || tries >= LOCK_TRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * Math.min(tries, 5)));
+      }
+    }
+  }
+}

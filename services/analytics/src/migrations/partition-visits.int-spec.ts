@@ -1,0 +1,303 @@
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { Client } from 'pg';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import type { StatsRange } from '@shortener/contracts';
+import { testServers } from '@shortener/testkit';
+import { StatsRepository } from '../stats/stats.repository';
+import type { VisitCursor } from '../visits/visit-cursor';
+import { VisitsRepository } from '../visits/visits.repository';
+import { CreateAnalytics1763950000000 } from './1763950000000-create-analytics';
+import { VisitStats1764000000000 } from './1764000000000-visit-stats';
+import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
+import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
+
+// An analytics database of the release before (a database of its own per test, made and
+// dropped here) with visits in it, migrated to monthly partitions: what the API reads answers
+// the same, and visits stored and deleted by the release before while the migration runs are
+// all there afterwards, once each.
+
+const BEFORE = [CreateAnalytics1763950000000, VisitStats1764000000000, AliasCodes1796100000000];
+const AFTER = [...BEFORE, PartitionVisits1796200000000];
+
+/** The release before's INSERT (its ingest.repository.ts), to the letter. */
+const PREVIOUS_INSERT = `
+  INSERT INTO analytics.visits
+    (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+  SELECT * FROM unnest(
+    $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
+    $7::text[], $8::boolean[], $9::text[], $10::text[]
+  )
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
+
+/**
+ * The release before's delete of a link's visits, a slice at a time (purges.repository.ts),
+ * answering the ids it deleted.
+ */
+const PREVIOUS_DELETE = `
+  DELETE FROM analytics.visits WHERE id IN (
+    SELECT id FROM analytics.visits WHERE url_id = ANY($1::varchar[]) LIMIT $2
+  ) RETURNING id`;
+
+const PLATFORMS = ['Windows', 'iOS', 'Android', 'Mac OS', 'Linux'];
+const BROWSERS = ['Chrome', 'Mobile Safari', 'Firefox', 'Edge'];
+const REFERRERS = [null, 'https://news.example/a', 'https://mail.example/', 'not a url'];
+const IPS = ['8.8.8.8', '1.1.1.1', '81.2.69.160', '203.0.113.7', '2001:4860:4860::8888'];
+const pick = <T>(list: readonly T[]): T => list[randomInt(list.length)]!;
+
+interface Visit {
+  id: string;
+  urlId: string;
+  createdAt: string;
+}
+
+/** Visits of a link at the given times, with varied devices, places and referrers. */
+function visitsAt(urlId: string, times: readonly string[]): Visit[] {
+  return times.map((createdAt) => ({ id: randomUUID(), urlId, createdAt }));
+}
+
+async function insertPrevious(
+  db: { query(sql: string, values: unknown[]): Promise<unknown> },
+  visits: readonly Visit[],
+): Promise<void> {
+  await db.query(PREVIOUS_INSERT, [
+    visits.map((visit) => visit.id),
+    visits.map((visit) => visit.urlId),
+    visits.map((visit) => visit.createdAt),
+    visits.map(() => pick(IPS)),
+    visits.map(() => pick(PLATFORMS)),
+    visits.map(() => pick(BROWSERS)),
+    visits.map(() => pick(REFERRERS)),
+    visits.map(() => randomInt(10) === 0),
+    visits.map(() => pick(['desktop', 'mobile', 'tablet'])),
+    visits.map(() => pick(['US', 'GB', 'DE', 'ZZ'])),
+  ]);
+}
+
+/** Times spread over the given UTC months, several at the very same instant (cursor ties). */
+function timesIn(months: readonly string[], perMonth: number): string[] {
+  const times: string[] = [];
+  for (const month of months) {
+    const start = Date.parse(`${month}-01T00:00:00Z`);
+    for (let i = 0; i < perMonth; i += 1) {
+      times.push(new Date(start + randomInt(27 * 24 * 3600) * 1000).toISOString());
+    }
+    const tie = new Date(start + 5 * 24 * 3600 * 1000).toISOString();
+    times.push(tie, tie, tie);
+  }
+  return times;
+}
+
+describe('the visits partitioning migration', () => {
+  const admin = new Client({ connectionString: testServers.databaseUrl });
+  const made: string[] = [];
+  const NOW = Date.parse('2026-11-26T12:00:00Z');
+
+  /** A database of its own, and a data source on it with the given migrations run. */
+  const newDatabase = async (): Promise<string> => {
+    const name = `analytics_partition_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    made.push(name);
+    const url = new URL(testServers.databaseUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  const open = async (url: string, migrations: Array<new () => object>) => {
+    const database = new ManagedDataSource({
+      url,
+      schema: 'analytics',
+      entities: [],
+      migrations,
+      logger: pino({ level: 'silent' }),
+      applicationName: 'partition-visits-test',
+      migrate: true,
+    });
+    await database.start();
+    return database;
+  };
+
+  /** Everything the API reads of a link's visits: stats of each range, pages, CSV rows. */
+  const readAll = async (database: ManagedDataSource, codes: readonly string[]) => {
+    const visits = new VisitsRepository(database);
+    const stats = new StatsRepository(database);
+    const read: Record<string, unknown> = { counts: await visits.counts(codes) };
+    for (const code of codes) {
+      const pages: unknown[] = [];
+      let cursor: VisitCursor | null = null;
+      for (;;) {
+        const page = await visits.page(code, 40, cursor);
+        pages.push(page.map((stored) => stored.visit));
+        if (page.length < 40) break;
+        cursor = page.at(-1)!.cursor;
+      }
+      const csv: unknown[] = [];
+      let after: { createdAt: Date; id: string } | null = null;
+      for (;;) {
+        const rows = await stats.exportPage(code, after, 70);
+        csv.push(...rows);
+        if (rows.length < 70) break;
+        after = { createdAt: rows.at(-1)!.created_at, id: rows.at(-1)!.id };
+      }
+      const ranges: Partial<Record<StatsRange, unknown>> = {};
+      for (const range of ['24h', '7d', '30d', 'all'] as const) {
+        ranges[range] = await stats.stats(code, range, Date.parse('2026-01-01T00:00:00Z'), NOW);
+      }
+      read[code] = { pages, csv, ranges };
+    }
+    return read;
+  };
+
+  beforeAll(async () => {
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('leaves stats, visitor pages and the CSV export answering the same', async () => {
+    const url = await newDatabase();
+    // Visits stored before the stats existed, backfilled into the rollups by their migration,
+    // so the stats read real rollups of these very visits.
+    const first = await open(url, [CreateAnalytics1763950000000]);
+    const codes = ['AbC1234', 'XyZ9876', 'an-alias-of-more-than-sixteen'];
+    const visits = [
+      ...visitsAt(codes[0]!, timesIn(['2025-12', '2026-09', '2026-10', '2026-11'], 90)),
+      ...visitsAt(codes[1]!, timesIn(['2026-11'], 30)),
+    ];
+    await first.dataSource.query(
+      `INSERT INTO analytics.visits (id, url_id, created_at, ip_address, platform, browser, referrer)
+       SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[],
+                            $5::text[], $6::text[], $7::text[])`,
+      [
+        visits.map((visit) => visit.id),
+        visits.map((visit) => visit.urlId),
+        visits.map((visit) => visit.createdAt),
+        visits.map(() => pick(IPS)),
+        visits.map(() => pick(PLATFORMS)),
+        visits.map(() => pick(BROWSERS)),
+        visits.map(() => pick(REFERRERS)),
+      ],
+    );
+    await first.close();
+    const previous = await open(url, BEFORE);
+    // And some stored by the release before's own INSERT, on an alias.
+    await insertPrevious(previous.dataSource, visitsAt(codes[2]!, timesIn(['2026-10'], 20)));
+    const before = await readAll(previous, codes);
+    await previous.close();
+
+    const current = await open(url, AFTER);
+    try {
+      const [layout]: unknown[] = await current.dataSource.query(
+        "SELECT relkind FROM pg_class WHERE oid = 'analytics.visits'::regclass",
+      );
+      expect(layout).toEqual({ relkind: 'p' });
+      const partitions: Array<{ name: string }> = await current.dataSource.query(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = 'analytics.visits'::regclass ORDER BY 1`,
+      );
+      // Each month with visits, and the current one (by the clock) and three ahead.
+      const names = partitions.map((row) => row.name);
+      for (const month of ['2025_12', '2026_09', '2026_10', '2026_11']) {
+        expect(names).toContain(`visits_${month}`);
+      }
+      const now = new Date();
+      const current3 = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 1));
+      expect(names).toContain(
+        `visits_${current3.getUTCFullYear()}_${String(current3.getUTCMonth() + 1).padStart(2, '0')}`,
+      );
+      const after = await readAll(current, codes);
+      expect(after).toEqual(before);
+      // Nothing left of the migration's scaffolding; every event id is known to the dedup table.
+      const [left]: unknown[] = await current.dataSource.query(
+        `SELECT to_regclass('analytics.visits_unpartitioned') AS old,
+                to_regclass('analytics.visits_partitioned') AS building,
+                (SELECT count(*)::int FROM analytics.visit_ids) AS ids,
+                (SELECT count(*)::int FROM analytics.visits) AS visits`,
+      );
+      expect(left).toEqual({ old: null, building: null, ids: 428, visits: 428 });
+    } finally {
+      await current.close();
+    }
+  });
+
+  it('keeps every visit the release before stores and deletes while it runs, once', async () => {
+    const url = await newDatabase();
+    const previous = await open(url, BEFORE);
+    const kept = 'KeptLnk';
+    const gone = 'GoneLnk';
+    const stored = visitsAt(kept, timesIn(['2026-10', '2026-11'], 2000));
+    const doomed = visitsAt(gone, timesIn(['2026-11'], 1500));
+    for (let start = 0; start < stored.length; start += 500) {
+      await insertPrevious(previous.dataSource, stored.slice(start, start + 500));
+    }
+    await insertPrevious(previous.dataSource, doomed);
+
+    // The release before goes on storing visits (some redelivered) and deleting a link's
+    // visits while the migration copies in slices of 100.
+    const writer = new Client({ connectionString: url });
+    await writer.connect();
+    let migrating = true;
+    const late: Visit[] = [];
+    const deleted = new Set<string>();
+    const writing = (async () => {
+      let deleting = true;
+      while (migrating) {
+        const fresh = visitsAt(kept, [new Date(NOW - randomInt(3600_000)).toISOString()]);
+        const again = stored.slice(randomInt(stored.length - 5)).slice(0, 5);
+        try {
+          await insertPrevious(writer, [...fresh, ...again]);
+          late.push(...fresh);
+        } catch (error) {
+          // After the swap the release before's ON CONFLICT (id) has no unique key to name:
+          // it is refused as a whole (42P10), which its ingest retries, so nothing is lost.
+          expect((error as { code?: string }).code).toBe('42P10');
+          break;
+        }
+        // Deleting while the rows are being copied (the mirror trigger in place), a few at a
+        // time, so some go before their slice is copied and some after.
+        const { rows: mirroring } = await writer.query(
+          "SELECT 1 FROM pg_trigger WHERE tgname = 'visits_mirror'",
+        );
+        if (deleting && mirroring.length > 0) {
+          const result = await writer.query<{ id: string }>(PREVIOUS_DELETE, [[gone], 10]);
+          for (const row of result.rows) deleted.add(row.id);
+          deleting = result.rows.length > 0;
+        }
+      }
+    })();
+    const migration = new PartitionVisits1796200000000(100);
+    const runner = previous.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await migration.up(runner);
+    } finally {
+      migrating = false;
+      await runner.release();
+      await writing;
+      await writer.end();
+    }
+    expect(late.length).toBeGreaterThan(0);
+
+    const rows: Array<{ id: string; url_id: string }> = await previous.dataSource.query(
+      'SELECT id, url_id FROM analytics.visits ORDER BY id',
+    );
+    const expected = [...stored, ...late].map((visit) => visit.id).sort();
+    expect(rows.filter((row) => row.url_id === kept).map((row) => row.id)).toEqual(expected);
+    // A deleted visit never comes back; the others of that link are all there.
+    expect(deleted.size).toBeGreaterThan(0);
+    const remaining = doomed.filter((visit) => !deleted.has(visit.id)).map((visit) => visit.id);
+    expect(rows.filter((row) => row.url_id === gone).map((row) => row.id)).toEqual(
+      remaining.sort(),
+    );
+    const ids: Array<{ id: string }> = await previous.dataSource.query(
+      'SELECT id FROM analytics.visit_ids WHERE id = ANY($1::uuid[])',
+      [expected],
+    );
+    expect(ids).toHaveLength(expected.length);
+    expect(migration.locks.map((lock) => lock.step)).toEqual(['mirror trigger', 'swap']);
+    await previous.close();
+  });
+});

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isShortCode } from '@shortener/contracts';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { connected } from './analytics-database';
+import { lockLinks } from './link-locks';
+
+/** What is counted of a link beside its visits, deleted with it. */
+const LINK_TABLES = [
+  'link_stats',
+  'visit_hours',
+  'visit_breakdowns',
+  'visit_breakdown_hours',
+  'visitor_days',
+];
+
+/** Rows deleted per statement when a link's visits go, so no transaction runs for long. */
+const DELETE_SLICE = 10_000;
+
+/** What leaves the analytics schema: deleted links' visits and counts, and what expires. */
+@Injectable()
+export class PurgesRepository {
+  constructor(@Inject(ManagedDataSource) private readonly database: ManagedDataSource) {}
+
+  /**
+   * Forgets links: tombstones first (with their counts, under the exclusive link locks, so a
+   * batch storing visits of them has either committed already or will see the tombstone),
+   * then their visits in slices, with their event ids (as a plain table's row took its key
+   * with it). Safe to repeat; returns how many visits were removed.
+   */
+  async deleteLinks(codes: readonly string[]): Promise<number> {
+    const links = [...new Set(codes.filter(isShortCode))];
+    if (links.length === 0) return 0;
+    const db = connected(this.database);
+    await db.transaction(async (manager) => {
+      await lockLinks(manager, links, 'exclusive');
+      await manager.query(
+        `INSERT INTO analytics.deleted_links (url_id, deleted_at)
+         SELECT unnest($1::varchar[]), now()
+         ON CONFLICT (url_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at`,
+        [links],
+      );
+      for (const table of LINK_TABLES) {
+        await manager.query(`DELETE FROM analytics.${table} WHERE url_id = ANY($1::varchar[])`, [
+          links,
+        ]);
+      }
+    });
+    let deleted = 0;
+    for (;;) {
+      const [row]: { removed: number }[] = await db.query(
+        `WITH gone AS (
+           DELETE FROM analytics.visits WHERE id IN (
+             SELECT id FROM analytics.visits WHERE url_id = ANY($1::varchar[]) LIMIT $2
+           ) RETURNING id
+         ),
+         ids AS (DELETE FROM analytics.visit_ids WHERE id IN (SELECT id FROM gone))
+         SELECT count(*)::int AS removed FROM gone`,
+        [links, DELETE_SLICE],
+      );
+      const removed = row?.removed ?? 0;
+      deleted += removed;
+      if (removed < DELETE_SLICE) return deleted;
+    }
+  }
+
+  /** Tombstones older than the retention go; returns how many. */
+  async purgeTombstones(retentionDays: number): Promise<number> {
+    const [row]: { purged: number }[] = await connected(this.database).query(
+      `WITH gone AS (
+         DELETE FROM analytics.deleted_links
+         WHERE deleted_at < now() - make_interval(days => $1)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM gone`,
+      [retentionDays],
+    );
+    return row?.purged ?? 0;
+  }
+
+  /**
+   * What is only kept for a while goes: hourly breakdowns older than two days (the 24-hour
+   * range needs one), visitor keys a week after their day. Returns how many rows of each.
+   */
+  async purgeShortLived(keyRetentionDays: number): Promise<{ hours: number; keys: number }> {
+    const [hours]: { purged: number }[] = await connected(this.database).query(
+      `WITH gone AS (
+         DELETE FROM analytics.visit_breakdown_hours WHERE hour < now() - interval '2 days'
+         RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM gone`,
+    );
+    const [keys]: { purged: number }[] = await connected(this.database).query(
+      `WITH gone AS (
+         DELETE FROM analytics.visitor_keys
+         WHERE day < (now() AT TIME ZONE 'UTC')::date - $1::int
+         RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM gone`,
+      [keyRetentionDays],
+    );
+    return { hours: hours?.purged ?? 0, keys: keys?.purged ?? 0 };
+  }
+}

@@ -1,0 +1,35 @@
+import { createHash, randomInt } from 'node:crypto';
+import {
+  API_KEY_ID_LENGTH,
+  API_KEY_PATTERN,
+  API_KEY_PREFIX,
+  API_KEY_SECRET_LENGTH,
+  SHORT_CODE_ALPHABET,
+} from '@shortener/contracts';
+
+function base62(length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i += 1) text += SHORT_CODE_ALPHABET[randomInt(62)];
+  return text;
+}
+
+/** A fresh key and its id: `shk_<id>_<secret>`, both parts from the cryptographic source. */
+export function newApiKey(): { id: string; key: string } {
+  const id = base62(API_KEY_ID_LENGTH);
+  return { id, key: `${API_KEY_PREFIX}${id}_${base62(API_KEY_SECRET_LENGTH)}` };
+}
+
+export function isApiKey(value: unknown): value is string {
+  return typeof value === 'string' && API_KEY_PATTERN.test(value);
+}
+
+/**
+ * What the database keeps instead of the key: its SHA-256. A slow password hash (bcrypt,
+ * scrypt, argon2) exists to make guessing a human's low-entropy password expensive; a key
+ * carries 238 random bits, which no one can guess at any speed, so slowness would only cost
+ * CPU on every lookup (and a salted hash could not be looked up by value at all). Unkeyed:
+ * a pepper would add nothing against guessing either, and rotating it would void every key.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

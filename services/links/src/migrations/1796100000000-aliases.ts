@@ -1,0 +1,57 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Aliases (issue 28): codes of up to 50 characters, unique without letter case, and the
+ * codes of removed links kept from reuse for a while.
+ *
+ * Generated codes were unique only with their case, so a large table may already hold two
+ * that differ only in case: those rows (all but the first of each group, "case twins") stay
+ * outside the unique index, which would otherwise fail to build. They expire like any link;
+ * an alias is checked against them too (links_case_twins_idx).
+ */
+export class Aliases1796100000000 implements MigrationInterface {
+  name = 'Aliases1796100000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    // Widening a varchar rewrites nothing in PostgreSQL: it is a change of the catalogue.
+    await runner.query('ALTER TABLE links.links ALTER COLUMN code TYPE varchar(50)');
+    await runner.query('ALTER TABLE links.removed_links ALTER COLUMN code TYPE varchar(50)');
+    await runner.query(
+      'ALTER TABLE links.links ADD COLUMN case_twin boolean NOT NULL DEFAULT false',
+    );
+    await runner.query(`
+      UPDATE links.links SET case_twin = true WHERE code IN (
+        SELECT code FROM (
+          SELECT code,
+            row_number() OVER (PARTITION BY lower(code) ORDER BY created_at, code COLLATE "C")
+              AS place
+          FROM links.links
+        ) AS folded
+        WHERE place > 1
+      )`);
+    await runner.query(
+      'CREATE UNIQUE INDEX links_code_folded_key ON links.links (lower(code)) WHERE NOT case_twin',
+    );
+    await runner.query(
+      'CREATE INDEX links_case_twins_idx ON links.links (lower(code)) WHERE case_twin',
+    );
+    await runner.query(`
+      CREATE TABLE links.retired_codes (
+        code varchar(50) PRIMARY KEY,
+        retired_at timestamptz NOT NULL
+      )`);
+    await runner.query(
+      'CREATE INDEX retired_codes_folded_idx ON links.retired_codes (lower(code))',
+    );
+    await runner.query(
+      'CREATE INDEX retired_codes_retired_at_idx ON links.retired_codes (retired_at)',
+    );
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE links.retired_codes');
+    await runner.query('DROP INDEX links.links_case_twins_idx');
+    await runner.query('DROP INDEX links.links_code_folded_key');
+    await runner.query('ALTER TABLE links.links DROP COLUMN case_twin');
+  }
+}

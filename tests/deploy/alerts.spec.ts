@@ -1,0 +1,256 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { ofKind, render, renderWithComponent } from './support/kubernetes';
+import { readRepoFile, REPO_ROOT } from './support/repo';
+
+// The alert rules (k8s/components/monitoring/alerts.yml) checked and unit-tested with the real
+// promtool (Debian's prometheus package; npm test installs it when missing), the dashboard's
+// queries checked by it too, and both shipped for the Prometheus Operator and Grafana.
+
+const FOLDER = 'k8s/components/monitoring';
+const RULES = path.join(REPO_ROOT, FOLDER, 'alerts.yml');
+const DASHBOARD = path.join(REPO_ROOT, FOLDER, 'dashboard.json');
+const TESTS = path.join(REPO_ROOT, FOLDER, 'alerts.test.yml');
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+interface RuleFile {
+  groups: Array<{ name: string; rules: AlertRule[] }>;
+}
+interface RuleTests {
+  tests: Array<{
+    name: string;
+    alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }>;
+  }>;
+}
+
+interface Dashboard {
+  uid: string;
+  panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
+}
+const dashboard = JSON.parse(fs.readFileSync(DASHBOARD, 'utf8')) as Dashboard;
+/** Each panel's queries, with Grafana's variables as a Prometheus would get them. */
+const dashboardQueries = dashboard.panels.flatMap((panel) =>
+  (panel.targets ?? []).map((target) => ({
+    panel: panel.title,
+    expr: target.expr.replaceAll('$__rate_interval', '1m').replaceAll('$namespace', '.*'),
+  })),
+);
+
+const rules = parse(fs.readFileSync(RULES, 'utf8')) as RuleFile;
+const alerts = rules.groups.flatMap((group) => group.rules);
+const unitTests = parse(fs.readFileSync(TESTS, 'utf8')) as RuleTests;
+
+function promtool(args: string[], cwd = REPO_ROOT): { status: number; output: string } {
+  const result = spawnSync('promtool', args, { cwd, encoding: 'utf8' });
+  const error: NodeJS.ErrnoException | undefined = result.error;
+  if (error?.code === 'ENOENT') {
+    throw new Error(
+      'promtool is not installed: the alert tests run it (Debian: apt-get install prometheus; ' +
+        'npm test installs it when run as root)',
+    );
+  }
+  return { status: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
+}
+
+/** promtool test rules on alerts.test.yml against a copy of the rules with one alert changed. */
+function testWithAlert(name: string, expr: string): { status: number; output: string } {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
+  try {
+    const changed: RuleFile = {
+      groups: rules.groups.map((group) => ({
+        ...group,
+        rules: group.rules.map((rule) => (rule.alert === name ? { ...rule, expr } : rule)),
+      })),
+    };
+    fs.writeFileSync(path.join(folder, 'alerts.yml'), stringify(changed));
+    fs.copyFileSync(TESTS, path.join(folder, 'alerts.test.yml'));
+    return promtool(['test', 'rules', 'alerts.test.yml'], folder);
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The anchors GitHub gives the headings of a Markdown file. */
+function headingAnchors(markdown: string): Set<string> {
+  return new Set(
+    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map(([, title]) =>
+      title!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+describe('alert rules', () => {
+  it('pass promtool check rules', () => {
+    const { status, output } = promtool(['check', 'rules', RULES]);
+    expect(output).toContain('SUCCESS');
+    expect({ status, output }).toMatchObject({ status: 0 });
+  });
+
+  it('pass their unit tests (promtool test rules)', () => {
+    const { status, output } = promtool(['test', 'rules', TESTS]);
+    expect(output).toContain('SUCCESS');
+    expect({ status, output }).toMatchObject({ status: 0 });
+  });
+
+  it('cover what the operations guide says to alert on', () => {
+    expect(alerts.map((rule) => rule.alert).sort()).toEqual(
+      [
+        'ConsumerLagGrowing',
+        'DependencyDown',
+        'HighErrorRate',
+        'PodsNotReady',
+        'RedirectLatencyHigh',
+        'RedirectsUnavailable',
+        'VisitQueueGrowing',
+        'VisitSpoolFilling',
+        'VisitsDeadLettered',
+        'VisitsDropped',
+      ].sort(),
+    );
+  });
+
+  it('each have a unit test where they fire and one where they stay silent', () => {
+    const problems: string[] = [];
+    for (const { alert } of alerts) {
+      const cases = unitTests.tests.flatMap((test) =>
+        test.alert_rule_test.filter((check) => check.alertname === alert),
+      );
+      if (!cases.some((check) => check.exp_alerts.length > 0))
+        problems.push(`${alert}: never fires`);
+      if (!cases.some((check) => check.exp_alerts.length === 0)) {
+        problems.push(`${alert}: never checked silent`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  // The unit tests must be able to fail: each alert's tests catch it firing always and never.
+  it.each(alerts.map((rule) => rule.alert))(
+    'each have unit tests that fail when %s fires always or never',
+    (alert) => {
+      expect(testWithAlert(alert, 'vector(1)').status).not.toBe(0);
+      expect(testWithAlert(alert, 'vector(1) < 0').status).not.toBe(0);
+    },
+  );
+
+  it('each carry a severity, a summary, a description and a runbook in the operations guide', () => {
+    const anchors = headingAnchors(readRepoFile('docs/operations.md'));
+    const problems: string[] = [];
+    for (const rule of alerts) {
+      if (!['critical', 'warning'].includes(rule.labels?.['severity'] ?? '')) {
+        problems.push(`${rule.alert}: severity is not critical or warning`);
+      }
+      for (const field of ['summary', 'description']) {
+        if (!rule.annotations?.[field]) problems.push(`${rule.alert}: no ${field}`);
+      }
+      const runbook = rule.annotations?.['runbook_url'] ?? '';
+      const [file, anchor] = runbook.split('#');
+      if (file !== 'docs/operations.md' || !anchor || !anchors.has(anchor)) {
+        problems.push(`${rule.alert}: runbook ${runbook || 'missing'} is no heading of the guide`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+/** The metric names a query reads (identifiers followed by a selector, range or grouping). */
+function metricNames(expr: string): string[] {
+  const functions =
+    /^(sum|min|max|avg|rate|increase|delta|deriv|histogram_quantile|by|on|and|or|without|group_left|min_over_time|max_over_time|label_values)$/;
+  return [...expr.matchAll(/([a-z_:][a-z0-9_:]*)\s*[{[]/g)]
+    .map(([, name]) => name!)
+    .filter((name) => !functions.test(name));
+}
+
+describe('dashboard', () => {
+  it('has panels, each with at least one query', () => {
+    const timeseries = dashboard.panels.filter((panel) => panel.type !== 'row');
+    expect(timeseries.length).toBeGreaterThan(0);
+    expect(
+      timeseries.filter((panel) => !panel.targets?.length).map((panel) => panel.title),
+    ).toEqual([]);
+  });
+
+  it('asks only queries promtool can parse', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-'));
+    try {
+      const asRules = {
+        groups: [
+          {
+            name: 'dashboard',
+            rules: dashboardQueries.map(({ expr }, i) => ({
+              record: `dashboard:query_${i}`,
+              expr,
+            })),
+          },
+        ],
+      };
+      fs.writeFileSync(path.join(folder, 'queries.yml'), stringify(asRules));
+      const { status, output } = promtool(['check', 'rules', 'queries.yml'], folder);
+      expect(output).toContain(`SUCCESS: ${dashboardQueries.length} rules found`);
+      expect(status).toBe(0);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('reads (as the alerts do) only metrics the guide lists, or the exporters it names', () => {
+    const guide = readRepoFile('docs/operations.md');
+    const exporters = /^(nginx_ingress_controller_|kube_pod_|process_|nodejs_)/;
+    const exprs = [
+      ...dashboardQueries.map(({ panel, expr }) => ({ where: `panel "${panel}"`, expr })),
+      ...alerts.map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })),
+    ];
+    const problems = exprs.flatMap(({ where, expr }) =>
+      metricNames(expr)
+        .map((name) => name.replace(/_(bucket|count|sum)$/, ''))
+        .filter((name) => !exporters.test(name) && !guide.includes(`\`${name}`))
+        .map((name) => `${where}: ${name}`),
+    );
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('k8s/components/monitoring: the rules for the Prometheus Operator', () => {
+  it('has its PrometheusRule written from alerts.yml (node scripts/monitoring.mjs)', () => {
+    expect(() =>
+      execFileSync(process.execPath, ['scripts/monitoring.mjs', '--check'], {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+      }),
+    ).not.toThrow();
+  });
+
+  it('adds to the production overlay only the PrometheusRule and the dashboard, in its namespace', () => {
+    const production = render('production');
+    const objects = renderWithComponent('production', FOLDER);
+    const added = objects.filter(
+      (object) => !production.some((other) => JSON.stringify(other) === JSON.stringify(object)),
+    );
+    expect(added.map((object) => `${object.kind} ${object.metadata.namespace}`).sort()).toEqual([
+      'ConfigMap shortener',
+      'PrometheusRule shortener',
+    ]);
+    const [rule] = ofKind<{ spec: RuleFile }>(added, 'PrometheusRule');
+    expect(rule?.spec.groups).toEqual(rules.groups);
+    // Grafana's sidecar loads ConfigMaps with this label, each file a dashboard.
+    const [board] = ofKind<{ data: Record<string, string> }>(added, 'ConfigMap');
+    expect(board?.metadata.labels?.['grafana_dashboard']).toBe('1');
+    expect(
+      Object.values(board?.data ?? {}).map((json) => (JSON.parse(json) as Dashboard).uid),
+    ).toEqual([dashboard.uid]);
+  });
+});
