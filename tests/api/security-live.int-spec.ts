@@ -100,9 +100,37 @@ class PausedStream {
     return [...this.received.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]!);
   }
 
+  /** The whole events received, in order: a visit by its id, any other event by its name. */
+  entries(): string[] {
+    return [...this.received.matchAll(/^event: (\w+)\ndata: (.*)\n\n/gm)].map(([, name, data]) =>
+      name === LIVE_EVENTS.visit ? (JSON.parse(data!) as LiveVisit)._id : name!,
+    );
+  }
+
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * The runs of flood visits a stream left out that no `refetch` told its client of before the
+ * next visit it showed (the visit after the flood closes the last run). There may be several
+ * runs: the kernel can grow a socket's send buffer while the client is not reading, so the
+ * gateway's own buffer may drain mid-flood, send a refetch, and fall behind again.
+ */
+function visitsLeftOutUntold(entries: string[]): string[] {
+  const untold: string[] = [];
+  let next = 0;
+  let told = false;
+  for (const entry of entries) {
+    if (entry === LIVE_EVENTS.refetch) told = true;
+    const at = entry === 'after-the-refetch' ? FLOOD : /^flood-(\d+)$/.exec(entry)?.[1];
+    if (at === undefined) continue;
+    if (Number(at) > next && !told) untold.push(`flood-${next} to flood-${Number(at) - 1}`);
+    next = Number(at) + 1;
+    told = false;
+  }
+  return untold;
 }
 
 describe('the live stream under attack', () => {
@@ -217,27 +245,30 @@ describe('the live stream under attack', () => {
       timeoutMs: 30_000,
     });
 
-    for (const stream of streams) stream.resume();
-    for (const stream of streams) {
-      await waitFor(() => stream.events().includes(LIVE_EVENTS.refetch), {
-        what: 'a refetch once the client has caught up',
-        timeoutMs: 15_000,
-      });
-      const received = stream.events().filter((name) => name === LIVE_EVENTS.visit).length;
-      expect(received).toBeLessThan(FLOOD);
-      // What the kernel held when the client stopped reading, no more: the gateway kept none.
-      expect(stream.received.length).toBeLessThan(BUFFERED_MAX);
+    try {
+      for (const stream of streams) stream.resume();
+      for (const stream of streams) {
+        await waitFor(() => stream.events().includes(LIVE_EVENTS.refetch), {
+          what: 'a refetch once the client has caught up',
+          timeoutMs: 15_000,
+        });
+        const received = stream.events().filter((name) => name === LIVE_EVENTS.visit).length;
+        expect(received).toBeLessThan(FLOOD);
+        // What the kernel held when the client stopped reading, no more: the gateway kept none.
+        expect(stream.received.length).toBeLessThan(BUFFERED_MAX);
+      }
+      // And then live again.
+      await announce(code, [aVisit('after-the-refetch')]);
+      for (const stream of streams) {
+        await waitFor(() => stream.received.includes('after-the-refetch'), {
+          what: 'a visit after the refetch',
+        });
+        expect(visitsLeftOutUntold(stream.entries())).toEqual([]);
+      }
+    } finally {
+      for (const stream of streams) stream.close();
+      await marker.close();
     }
-    // And then live again.
-    await announce(code, [aVisit('after-the-refetch')]);
-    for (const stream of streams) {
-      await waitFor(() => stream.received.includes('after-the-refetch'), {
-        what: 'a visit after the refetch',
-      });
-      expect(stream.events().slice(-2)).toEqual([LIVE_EVENTS.refetch, LIVE_EVENTS.visit]);
-      stream.close();
-    }
-    await marker.close();
   }, 120_000);
 
   it('cuts a stream whose client reads nothing for a heartbeat, and frees its place', async () => {
