@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { ensurePreviousRelease, previousCommit } from './previous-release.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,16 +54,26 @@ const tokens = tokenRequests.map(({ identity, request }) => ({
   token: chassis.signInternalToken(SECRET, identity, request, issuedAt),
 }));
 
-// Link cache entries and the invalidation broadcast.
-const cacheKey = linkCache.linkCacheKey(SECRET);
+// Link cache entries and the invalidation broadcast. A release from before signed entries
+// (no linkCacheKey) wrote them unsigned: this release must refuse those, never follow them.
+const signedEntries = typeof linkCache.linkCacheKey === 'function';
+const cacheKey = signedEntries ? linkCache.linkCacheKey(SECRET) : null;
 const cachedLink = { url: 'https://example.com/cached?q=1', expiresAt: issuedAt + 86_400_000 };
 const cacheEntries = [
   {
     code: 'Ab3dE5g',
     link: cachedLink,
-    value: linkCache.encodeLink(cacheKey, 'Ab3dE5g', cachedLink),
+    signed: signedEntries,
+    value: signedEntries
+      ? linkCache.encodeLink(cacheKey, 'Ab3dE5g', cachedLink)
+      : linkCache.encodeLink(cachedLink),
   },
-  { code: 'Zz9yX8w', link: null, value: linkCache.encodeGone(cacheKey, 'Zz9yX8w') },
+  {
+    code: 'Zz9yX8w',
+    link: null,
+    signed: signedEntries,
+    value: signedEntries ? linkCache.encodeGone(cacheKey, 'Zz9yX8w') : linkCache.GONE_VALUE,
+  },
 ];
 // The previous release publishes a deleted code as itself (RedisLinkCache.delete).
 const invalidations = [{ message: 'Ab3dE5g', code: 'Ab3dE5g', removed: true }];
@@ -85,18 +96,33 @@ const events = [
 }));
 const visitMessages = [
   { form: 'packed record', events, value: contracts.encodeVisitRecord(events).toString('base64') },
-  {
-    form: 'one-event JSON',
-    events: [events[0]],
-    value: contracts.encodeVisitEvent(events[0]).toString('base64'),
-  },
+  // A codec from before the one-event form had its own encoder publishes packed records only.
+  ...(typeof contracts.encodeVisitEvent === 'function'
+    ? [
+        {
+          form: 'one-event JSON',
+          events: [events[0]],
+          value: contracts.encodeVisitEvent(events[0]).toString('base64'),
+        },
+      ]
+    : []),
 ];
 
-// Internal API answers, from its services.
+// Internal API answers, from its services, on a scratch database that only its migrations
+// made: the test database has this release's schema, which an older analytics may not write
+// to (the partitioned visits, say).
+const scratch = new URL(
+  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shortener_test',
+);
+const scratchName = `shortener_wire_formats_${process.pid}`;
+const admin = new pg.Client({ connectionString: new URL('/postgres', scratch).toString() });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${scratchName}`);
+scratch.pathname = `/${scratchName}`;
 const stack = await startStack({
   services: ['auth', 'links', 'analytics', 'redirect'],
   roots: { auth: previous, links: previous, analytics: previous, redirect: previous },
-  env: { INTERNAL_API_SECRET: SECRET },
+  env: { INTERNAL_API_SECRET: SECRET, DATABASE_URL: scratch.toString() },
 });
 const answers = [];
 try {
@@ -187,6 +213,8 @@ try {
   throw error;
 } finally {
   await stack.stop();
+  await admin.query(`DROP DATABASE ${scratchName} WITH (FORCE)`);
+  await admin.end();
 }
 
 writeFileSync(

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UsedNonces, verifyInternalToken, type SignedRequest } from '@shortener/chassis';
 import { decodeVisits, internalApi, type InternalApi, type VisitEvent } from '@shortener/contracts';
-import { decodeInvalidation, decodeLink, GONE, linkCacheKey } from '@shortener/link-cache';
+import {
+  decodeInvalidation,
+  decodeLink,
+  GONE,
+  linkCacheKey,
+  RefusedEntry,
+} from '@shortener/link-cache';
 
 // The previous release's wire formats, as its own build made them (scripts/record-wire-formats.mjs
 // writes the fixture from the commit in previous-release.json), accepted by this release's code:
@@ -21,6 +27,8 @@ interface Fixture {
   cacheEntries: Array<{
     code: string;
     link: { url: string; expiresAt: number } | null;
+    /** False for a release from before signed entries. */
+    signed: boolean;
     value: string;
   }>;
   invalidations: Array<{ message: string; code: string; removed: boolean }>;
@@ -62,12 +70,27 @@ describe("the previous release's wire formats", () => {
     },
   );
 
-  it.each(fixture.cacheEntries.map((entry) => [entry.code, entry] as const))(
-    'its link cache entry for %s reads as it was written',
-    (code, { link, value }) => {
-      expect(decodeLink(linkCacheKey(fixture.secret), code, value)).toEqual(link ?? GONE);
-    },
-  );
+  // A release from before signed entries wrote them unsigned. This release refuses those, as it
+  // does any entry the links service did not sign; the redirect then asks the links service, as
+  // for a miss (the rolling-upgrade fault scenario runs that mix).
+  it.each(
+    fixture.cacheEntries.map(
+      (entry) =>
+        [
+          entry.code,
+          entry.signed ? 'reads as it was written' : 'is refused (unsigned)',
+          entry,
+        ] as const,
+    ),
+  )('its link cache entry for %s %s', (code, _outcome, { link, signed, value }) => {
+    const read = decodeLink(linkCacheKey(fixture.secret), code, value);
+    if (signed) {
+      expect(read).toEqual(link ?? GONE);
+    } else {
+      expect(read).toBeInstanceOf(RefusedEntry);
+      expect((read as RefusedEntry).reason).toBe('not signed for this code by the links service');
+    }
+  });
 
   it.each(fixture.invalidations.map((entry) => [entry.message, entry] as const))(
     'its invalidation %p reads as the removal it was',
