@@ -27,10 +27,21 @@ const COLUMNS =
   'id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country';
 
 /** A lock refused within lock_timeout (SQLSTATE 55P03): someone held it; try again. */
-function lockRefused(error: unknown): boolean {
-  const driver = ((error as { driverError?: unknown }).driverError ?? error) as { code?: unknown };
-  return driver.code === '55P03';
+/** The SQLSTATE of a failed query, through TypeORM's wrapping. */
+function sqlState(error: unknown): unknown {
+  return (((error as { driverError?: unknown }).driverError ?? error) as { code?: unknown }).code;
 }
+
+function lockRefused(error: unknown): boolean {
+  return sqlState(error) === '55P03';
+}
+
+/**
+ * How many times in a row a slice is copied again after PostgreSQL broke a deadlock by
+ * aborting it: a delete of the serving release that takes a slice's rows in another order
+ * than the copy's (by event id) can deadlock with it, and either side may be the one aborted.
+ */
+const SLICE_DEADLOCK_TRIES = 20;
 
 /**
  * Storage for years (issue 29): `analytics.visits` becomes a table partitioned by UTC month
@@ -139,9 +150,11 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
     });
 
     let after = '00000000-0000-0000-0000-000000000000';
-    for (;;) {
-      const [slice] = (await runner.query(
-        `WITH slice AS (
+    for (let deadlocks = 0; ;) {
+      let result: Array<{ last: string | null; rows: number }>;
+      try {
+        result = (await runner.query(
+          `WITH slice AS (
            SELECT ${COLUMNS} FROM analytics.visits WHERE id > $1 ORDER BY id LIMIT $2 FOR SHARE
          ),
          ids AS (
@@ -153,8 +166,15 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
          )
          SELECT (SELECT id FROM slice ORDER BY id DESC LIMIT 1) AS last,
                 (SELECT count(*)::int FROM slice) AS rows`,
-        [after, this.copySlice],
-      )) as Array<{ last: string | null; rows: number }>;
+          [after, this.copySlice],
+        )) as Array<{ last: string | null; rows: number }>;
+      } catch (error) {
+        // One statement, so all of the slice or none of it: copy it again.
+        if (sqlState(error) !== '40P01' || ++deadlocks >= SLICE_DEADLOCK_TRIES) throw error;
+        continue;
+      }
+      deadlocks = 0;
+      const [slice] = result;
       if (!slice?.last || slice.rows < this.copySlice) break;
       after = slice.last;
     }
