@@ -94,10 +94,11 @@ export async function ensureJars(report) {
   report.note(`fetching Kafka ${KAFKA_VERSION} jars with Maven (once) into ${paths.kafkaLib}`);
   // Into a temporary folder first: an interrupted download must not pass for a complete one.
   const temp = `${paths.kafkaLib}.partial-${process.pid}`;
-  fs.mkdirSync(paths.kafkaDir, { recursive: true });
-  for (const entry of fs.readdirSync(paths.kafkaDir)) {
+  const libParent = path.dirname(paths.kafkaLib);
+  fs.mkdirSync(libParent, { recursive: true });
+  for (const entry of fs.readdirSync(libParent)) {
     if (entry.startsWith('lib.partial-')) {
-      fs.rmSync(path.join(paths.kafkaDir, entry), { recursive: true, force: true });
+      fs.rmSync(path.join(libParent, entry), { recursive: true, force: true });
     }
   }
   const { code, stdout, stderr } = await run(

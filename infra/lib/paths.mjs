@@ -5,7 +5,18 @@ import { fileURLToPath } from 'node:url';
 
 export const INFRA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT_DIR = path.dirname(INFRA_DIR);
-export const STATE_DIR = path.join(ROOT_DIR, '.infra');
+const SHARED_DIR = path.join(ROOT_DIR, '.infra');
+/**
+ * Where infra keeps what it started and the broker's data: .infra, or for a broker moved to
+ * another KAFKA_PORT .infra/port-<port>, so a second broker can run from the same checkout
+ * beside the first (`npm test` runs the fault suites on one of their own) with its own state
+ * and its own `down`. The Kafka jars are fetched once for both.
+ */
+const kafkaPort = (process.env.KAFKA_PORT ?? '').trim();
+export const STATE_DIR =
+  /^\d+$/.test(kafkaPort) && kafkaPort !== '9092'
+    ? path.join(SHARED_DIR, `port-${kafkaPort}`)
+    : SHARED_DIR;
 
 export const paths = {
   stateFile: path.join(STATE_DIR, 'state.json'),
@@ -18,7 +29,7 @@ export const paths = {
   kafkaPom: path.join(INFRA_DIR, 'kafka', 'pom.xml'),
   kafkaLog4j: path.join(INFRA_DIR, 'kafka', 'log4j.properties'),
   kafkaDir: path.join(STATE_DIR, 'kafka'),
-  kafkaLib: path.join(STATE_DIR, 'kafka', 'lib'),
+  kafkaLib: path.join(SHARED_DIR, 'kafka', 'lib'),
   kafkaData: path.join(STATE_DIR, 'kafka', 'data'),
   kafkaLog: path.join(STATE_DIR, 'kafka', 'broker.log'),
   kafkaProperties: path.join(STATE_DIR, 'kafka', 'server.properties'),

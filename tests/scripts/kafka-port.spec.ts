@@ -7,6 +7,21 @@ import { pathToFileURL } from 'node:url';
 // stopping everyone's. infra is ES modules; Jest runs CommonJS, so they run in a child.
 const SETUP = pathToFileURL(path.resolve(__dirname, '../../infra/lib/kafka-setup.mjs')).href;
 const KAFKA = pathToFileURL(path.resolve(__dirname, '../../infra/lib/kafka.mjs')).href;
+const PATHS = pathToFileURL(path.resolve(__dirname, '../../infra/lib/paths.mjs')).href;
+const STATE = path.resolve(__dirname, '../../.infra');
+
+/** infra's paths as a process started with `env` sees them (they are read as it loads). */
+function pathsWith(env: Record<string, string>): Record<string, string> {
+  const script = `const { paths } = await import(${JSON.stringify(PATHS)}); process.stdout.write(JSON.stringify(paths));`;
+  const inherited = { ...process.env };
+  delete inherited['KAFKA_PORT'];
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...inherited, ...env },
+  });
+  if (child.status !== 0) throw new Error(child.stderr);
+  return JSON.parse(child.stdout) as Record<string, string>;
+}
 
 function evaluate(expression: string, env: Record<string, string>): unknown {
   const script =
@@ -49,6 +64,23 @@ describe('the local broker’s ports (KAFKA_PORT)', () => {
     expect(
       evaluate('kafka.kafkaBrokers(env)', { ...env, KAFKA_BROKERS: 'kafka.example:9092' }),
     ).toEqual({ value: ['kafka.example:9092'] });
+  });
+
+  it('keep a moved broker’s state and data apart, so two run from one checkout; the jars are shared', () => {
+    const usual = pathsWith({});
+    const moved = pathsWith({ KAFKA_PORT: '19092' });
+    expect(usual).toMatchObject({
+      stateFile: path.join(STATE, 'state.json'),
+      kafkaData: path.join(STATE, 'kafka', 'data'),
+    });
+    expect(pathsWith({ KAFKA_PORT: '9092' })).toEqual(usual);
+    expect(moved).toMatchObject({
+      stateFile: path.join(STATE, 'port-19092', 'state.json'),
+      lockFile: path.join(STATE, 'port-19092', 'lock'),
+      kafkaData: path.join(STATE, 'port-19092', 'kafka', 'data'),
+      kafkaProperties: path.join(STATE, 'port-19092', 'kafka', 'server.properties'),
+      kafkaLib: usual.kafkaLib,
+    });
   });
 
   it.each(['abc', '80', '65535', '19092.5', '-1'])('refuse KAFKA_PORT=%s with one line', (raw) => {
