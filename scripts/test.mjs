@@ -2,9 +2,9 @@
 // (starting only what is not running), runs the suites against them on their own test
 // database and Redis index, then stops only what it started. Exits non-zero on any failure.
 //
-// Two lanes run at once: Jest, Vitest and the browser journeys on one broker, and the fault
-// and hostile-input suites on a broker of their own (KAFKA_PORT 19092), their own database
-// and their own Redis index. The fault scenarios kill their broker, drop their database and
+// Two lanes run at once: Jest and the browser journeys on one broker; the fault and
+// hostile-input suites on a broker of their own (KAFKA_PORT 19092), their own database and
+// their own Redis index, then the web app's Vitest suite (which needs no servers). The fault scenarios kill their broker, drop their database and
 // flush their Redis index, so nothing of the other lane may share those; the PostgreSQL and
 // Redis servers are shared, which is what a fault scenario never stops (it cuts proxies).
 //
@@ -190,33 +190,41 @@ async function main() {
     const chromium = await ensureChromium();
 
     const faultsLog = path.join(artifacts, 'faults.log');
-    const runFaults = async () => {
+    const vitestLog = path.join(artifacts, 'vitest.log');
+    const runFaults = async (log) => {
       if (!faultsInfraUp) {
         failures.push('faults (their broker did not start)');
         return;
       }
       await suite('faults', jestWith('tests/faults/jest.config.js'), countJest, {
         suiteEnv: faultsEnv,
-        log: faultsLog,
+        log,
       });
     };
-    // On an external cluster both lanes would share one `visits` topic: the faults wait their turn.
-    const faultsLane = summary.kafka.external ? null : runFaults();
-    if (faultsLane) {
+    const runVitest = (log) =>
+      suite('vitest', ['vitest', 'run', '--reporter=default', '--reporter=json'], countVitest, {
+        cwd: path.join(root, 'frontend'),
+        log,
+      });
+    // The second lane: the faults, then the web app's tests (so each lane takes about as long).
+    // On an external cluster both lanes would share one `visits` topic: they take turns.
+    const secondLane = summary.kafka.external
+      ? null
+      : (async () => {
+          await runFaults(faultsLog);
+          await runVitest(vitestLog);
+        })();
+    if (secondLane) {
       console.log(
-        `\nThe fault and hostile-input suites run beside the others, on ${faultsEnv.KAFKA_BROKERS}, ` +
-          `database ${FAULTS_DATABASE} and Redis index ${FAULTS_REDIS_INDEX}; their output ` +
-          `goes to ${path.relative(root, faultsLog)} and is printed when they end.`,
+        `\nThe fault and hostile-input suites, then the web app's, run beside the others: the ` +
+          `faults on ${faultsEnv.KAFKA_BROKERS}, database ${FAULTS_DATABASE} and Redis index ` +
+          `${FAULTS_REDIS_INDEX}. Their output goes to ${path.relative(root, faultsLog)} and ` +
+          `${path.relative(root, vitestLog)}, and is printed when they end.`,
       );
     }
 
     section('services, packages and integration (Jest)');
     await suite('jest', ['jest', '--ci', '--json'], countJest);
-
-    section('frontend (Vitest)');
-    await suite('vitest', ['vitest', 'run', '--reporter=default', '--reporter=json'], countVitest, {
-      cwd: path.join(root, 'frontend'),
-    });
 
     section('browser journeys (Chromium)');
     if (chromium) {
@@ -225,9 +233,18 @@ async function main() {
       failures.push('e2e (no Chromium)');
     }
 
-    section(`faults and hostile input${faultsLane ? ' (beside the others; their output)' : ''}`);
-    await (faultsLane ?? runFaults());
-    if (existsSync(faultsLog)) process.stdout.write(readFileSync(faultsLog, 'utf8'));
+    if (secondLane) {
+      await secondLane;
+      section('faults and hostile input (beside the others; their output)');
+      if (existsSync(faultsLog)) process.stdout.write(readFileSync(faultsLog, 'utf8'));
+      section('frontend (Vitest; beside the others; its output)');
+      if (existsSync(vitestLog)) process.stdout.write(readFileSync(vitestLog, 'utf8'));
+    } else {
+      section('frontend (Vitest)');
+      await runVitest();
+      section('faults and hostile input');
+      await runFaults();
+    }
   } finally {
     if (!keepInfra) {
       section('stopping what the tests started');
