@@ -9,7 +9,7 @@ const SHARED_DIR = path.join(ROOT_DIR, '.infra');
 /**
  * Where infra keeps what it started and the broker's data: .infra, or for a broker moved to
  * another KAFKA_PORT .infra/port-<port>, so a second broker can run from the same checkout
- * beside the first (`npm test` runs the fault suites on one of their own) with its own state
+ * beside the first (the broker-killing fault scenarios on a private one, say) with its own state
  * and its own `down`. The Kafka jars are fetched once for both.
  */
 const kafkaPort = (process.env.KAFKA_PORT ?? '').trim();
