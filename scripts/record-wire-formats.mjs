@@ -119,10 +119,17 @@ const admin = new pg.Client({ connectionString: new URL('/postgres', scratch).to
 await admin.connect();
 await admin.query(`CREATE DATABASE ${scratchName}`);
 scratch.pathname = `/${scratchName}`;
+const dropScratch = async () => {
+  await admin.query(`DROP DATABASE ${scratchName} WITH (FORCE)`);
+  await admin.end();
+};
 const stack = await startStack({
   services: ['auth', 'links', 'analytics', 'redirect'],
   roots: { auth: previous, links: previous, analytics: previous, redirect: previous },
   env: { INTERNAL_API_SECRET: SECRET, DATABASE_URL: scratch.toString() },
+}).catch(async (error) => {
+  await dropScratch();
+  throw error;
 });
 const answers = [];
 try {
@@ -213,8 +220,7 @@ try {
   throw error;
 } finally {
   await stack.stop();
-  await admin.query(`DROP DATABASE ${scratchName} WITH (FORCE)`);
-  await admin.end();
+  await dropScratch();
 }
 
 writeFileSync(
