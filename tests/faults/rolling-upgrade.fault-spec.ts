@@ -189,6 +189,8 @@ describe('rolling upgrade: links pods of both releases side by side', () => {
       { REMOVALS_INTERVAL_MS: '3600000', PURGE_INTERVAL_MS: '3600000' },
       previous,
     );
+    // Both answer /healthz before PostgreSQL is connected; until then a resolve is a 503.
+    for (const pod of stack.all('links')) await ready(pod);
     old = new InternalClient('links', previousPod.url, stack.secret);
   });
 

@@ -44,7 +44,7 @@ export const FaultStack = {
 
 /** Waits until a service says its dependencies (for analytics: its group) are reachable. */
 export function ready(service: ServiceProcess, timeoutMs = 45_000): Promise<boolean> {
-  return waitFor(async () => (await fetch(`${service.url}/readyz`)).ok, {
+  return waitFor(async () => (await fetch(`${service.opsUrl}/readyz`)).ok, {
     what: `${service.name} on port ${service.port} ready`,
     timeoutMs,
     intervalMs: 200,
