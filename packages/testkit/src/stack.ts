@@ -7,6 +7,7 @@ import { testServers } from './env';
 import { freePort } from './ports';
 import { startService, type ServiceProcess } from './service-process';
 import { ServiceRouter } from './service-router';
+import { waitFor } from './wait';
 import { publicService, REPO_ROOT, serviceList, startOrder, type ServiceName } from './services';
 
 export interface Stack {
@@ -78,6 +79,12 @@ export interface StackOptions {
    * services that load more at start-up (tracing on).
    */
   healthTimeoutMs?: number;
+  /**
+   * Whether startStack waits, once every service has started, until each answers /readyz
+   * (true unless given). A service answers /healthz before it has its database, so a call
+   * made in between is a 503; false for a test that starts a stack with a dependency away.
+   */
+  ready?: boolean;
 }
 
 /**
@@ -142,6 +149,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...options.env,
   };
 
+  const healthTimeout =
+    options.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.healthTimeoutMs };
   const origins = new Map<ServiceProcess, { name: ServiceName; env: NodeJS.ProcessEnv }>();
   const add = async (
     name: ServiceName,
@@ -162,9 +171,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...socket, ...extra };
     const service = await startService(name, port, serviceEnv, {
       ...(root ? { root } : {}),
-      ...(options.healthTimeoutMs === undefined
-        ? {}
-        : { healthTimeoutMs: options.healthTimeoutMs }),
+      ...healthTimeout,
     });
     instances.set(name, [...all(name), service]);
     origins.set(service, { name, env: serviceEnv });
@@ -198,6 +205,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await service.stop(signal);
       const again = await startService(origin.name, service.port, origin.env, {
         root: service.root,
+        ...healthTimeout,
       });
       origins.set(again, origin);
       instances.set(
@@ -241,6 +249,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     } catch (error) {
       await stack.stop();
       throw error;
+    }
+  }
+  if (options.ready !== false) {
+    try {
+      await Promise.all(
+        [...instances.values()].flat().map((instance) =>
+          waitFor(async () => (await fetch(`${instance.opsUrl}/readyz`)).ok, {
+            timeoutMs: options.healthTimeoutMs ?? 20_000,
+            intervalMs: 50,
+            what: `${instance.name} on port ${instance.port} to answer /readyz`,
+          }),
+        ),
+      );
+    } catch (error) {
+      const output = stack.output();
+      await stack.stop();
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
     }
   }
   return stack;
