@@ -5,16 +5,28 @@ import type { ReadinessCheck } from '@shortener/chassis';
 export type { Redis } from 'ioredis';
 
 /**
+ * How long a command may wait for its answer. Redis answers in a millisecond or so; a
+ * command on its way when the connection drops is kept by ioredis to be sent again once
+ * Redis is back, and no flush of its queues reaches it, so without this it waits out the
+ * whole outage (and a redirect sharing its lookup with it).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
+/**
  * An ioredis client that reconnects forever in the background but fails commands fast
- * while disconnected (no offline queue), so callers can fall back instead of waiting.
+ * while disconnected (no offline queue, a deadline on each command), so callers can fall
+ * back instead of waiting. A connection that waits for Redis on purpose (a subscription:
+ * `maxRetriesPerRequest: null`, its commands queued while offline) has no deadline.
  */
 export function createRedis(url: string, logger: Logger, extra: RedisOptions = {}): Redis {
+  const waits = extra.maxRetriesPerRequest === null;
   const client = new Redis(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    ...(waits ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
     ...extra,
   });
   let warned = false;

@@ -96,6 +96,7 @@ export class RedisLinkCache implements LinkCache {
     const subscriber = this.redis.duplicate({
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
+      commandTimeout: undefined,
     });
     subscriber.on('error', () => undefined);
     let connectedBefore = false;
