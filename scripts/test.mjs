@@ -2,6 +2,12 @@
 // (starting only what is not running), runs the suites against them on their own test
 // database and Redis index, then stops only what it started. Exits non-zero on any failure.
 //
+// Two lanes run at once: Jest and the browser journeys on one broker; the fault and
+// hostile-input suites on a broker of their own (KAFKA_PORT 19092), their own database and
+// their own Redis index, then the web app's Vitest suite (which needs no servers). The fault scenarios kill their broker, drop their database and
+// flush their Redis index, so nothing of the other lane may share those; the PostgreSQL and
+// Redis servers are shared, which is what a fault scenario never stops (it cuts proxies).
+//
 //   npm test                   everything
 //   npm test -- --keep-infra   leave what it started running (faster reruns)
 import { spawnSync } from 'node:child_process';
@@ -10,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findNginx } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
-import { run } from './lib/processes.mjs';
+import { run, runLogged } from './lib/processes.mjs';
 import { ensurePreviousRelease } from './previous-release.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,13 +30,22 @@ const defaults = {
 };
 
 /** Tests never touch the development data: their own database and Redis index. */
-function testServers() {
+function testServers(databaseName = 'shortener_test', redisIndex = 1) {
   const database = new URL(process.env.DATABASE_URL ?? defaults.DATABASE_URL);
-  database.pathname = '/shortener_test';
+  database.pathname = `/${databaseName}`;
   const redis = new URL(process.env.REDIS_URL ?? defaults.REDIS_URL);
-  redis.pathname = '/1';
+  redis.pathname = `/${redisIndex}`;
   return { databaseUrl: database.toString(), redisUrl: redis.toString() };
 }
+
+/** The fault lane's own broker (its controller takes the next port), database and Redis index. */
+const FAULTS_KAFKA_PORT = '19092';
+const FAULTS_DATABASE = 'shortener_faults';
+const FAULTS_REDIS_INDEX = 3;
+
+/** infra.mjs in a child process, for the fault lane's broker: KAFKA_PORT is read as it loads. */
+const faultsInfra = (args, env) =>
+  run(process.execPath, [path.join(root, 'infra', 'infra.mjs'), ...args], { cwd: root, env });
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -137,11 +152,29 @@ async function main() {
     REDIS_URL: servers.redisUrl,
     KAFKA_BROKERS: summary.kafka.brokers.join(','),
   };
+  // The fault lane: its broker is this checkout's on another port (unless KAFKA_BROKERS names
+  // an external cluster, where the scenarios that kill the broker are skipped, and they share it).
+  const faultServers = testServers(FAULTS_DATABASE, FAULTS_REDIS_INDEX);
+  const faultsEnv = {
+    ...process.env,
+    DATABASE_URL: faultServers.databaseUrl,
+    REDIS_URL: faultServers.redisUrl,
+    ...(summary.kafka.external
+      ? { KAFKA_BROKERS: summary.kafka.brokers.join(',') }
+      : { KAFKA_PORT: FAULTS_KAFKA_PORT, KAFKA_BROKERS: `127.0.0.1:${FAULTS_KAFKA_PORT}` }),
+  };
+  const infraEnv = { ...faultsEnv };
+  if (!summary.kafka.external) delete infraEnv.KAFKA_BROKERS;
+  section(`infrastructure of the fault lane (broker ${faultsEnv.KAFKA_BROKERS})`);
+  const faultsInfraUp = (await faultsInfra(['up', '--db', FAULTS_DATABASE], infraEnv)) === 0;
 
   /** Runs one suite, adds its counts to the totals, and notes it when it fails. */
-  const suite = async (name, args, count, cwd = root) => {
+  const suite = async (name, args, count, { cwd = root, suiteEnv = env, log } = {}) => {
     const resultsFile = path.join(artifacts, `${name}-results.json`);
-    const code = await run('npx', [...args, `--outputFile=${resultsFile}`], { cwd, env });
+    const argv = [...args, `--outputFile=${resultsFile}`];
+    const code = log
+      ? await runLogged('npx', argv, log, { cwd, env: suiteEnv })
+      : await run('npx', argv, { cwd, env: suiteEnv });
     const counted = count(resultsFile);
     totals.passed += counted.passed;
     totals.failed += counted.failed;
@@ -150,33 +183,72 @@ async function main() {
   const jestWith = (config) => ['jest', '--ci', '--config', config, '--runInBand', '--json'];
 
   try {
-    section('services, packages and integration (Jest)');
-    // Its edge tests run nginx; without it they fail, and say so.
+    // From Debian, one at a time (apt holds a lock), before the lanes start: nginx for the edge's
+    // tests, promtool for the alert rules' tests, Prometheus for a fault scenario, Chromium.
     await ensureNginx();
-    // The alert rules' tests run promtool; a fault scenario runs Prometheus.
     await ensurePrometheus();
+    const chromium = await ensureChromium();
+
+    const faultsLog = path.join(artifacts, 'faults.log');
+    const vitestLog = path.join(artifacts, 'vitest.log');
+    const runFaults = async (log) => {
+      if (!faultsInfraUp) {
+        failures.push('faults (their broker did not start)');
+        return;
+      }
+      await suite('faults', jestWith('tests/faults/jest.config.js'), countJest, {
+        suiteEnv: faultsEnv,
+        log,
+      });
+    };
+    const runVitest = (log) =>
+      suite('vitest', ['vitest', 'run', '--reporter=default', '--reporter=json'], countVitest, {
+        cwd: path.join(root, 'frontend'),
+        log,
+      });
+    // The second lane: the faults, then the web app's tests (so each lane takes about as long).
+    // On an external cluster both lanes would share one `visits` topic: they take turns.
+    const secondLane = summary.kafka.external
+      ? null
+      : (async () => {
+          await runFaults(faultsLog);
+          await runVitest(vitestLog);
+        })();
+    if (secondLane) {
+      console.log(
+        `\nThe fault and hostile-input suites, then the web app's, run beside the others: the ` +
+          `faults on ${faultsEnv.KAFKA_BROKERS}, database ${FAULTS_DATABASE} and Redis index ` +
+          `${FAULTS_REDIS_INDEX}. Their output goes to ${path.relative(root, faultsLog)} and ` +
+          `${path.relative(root, vitestLog)}, and is printed when they end.`,
+      );
+    }
+
+    section('services, packages and integration (Jest)');
     await suite('jest', ['jest', '--ci', '--json'], countJest);
 
-    section('frontend (Vitest)');
-    await suite(
-      'vitest',
-      ['vitest', 'run', '--reporter=default', '--reporter=json'],
-      countVitest,
-      path.join(root, 'frontend'),
-    );
-
     section('browser journeys (Chromium)');
-    if (await ensureChromium()) {
+    if (chromium) {
       await suite('e2e', jestWith('tests/e2e/jest.config.js'), countJest);
     } else {
       failures.push('e2e (no Chromium)');
     }
 
-    section('faults and hostile input');
-    await suite('faults', jestWith('tests/faults/jest.config.js'), countJest);
+    if (secondLane) {
+      await secondLane;
+      section('faults and hostile input (beside the others; their output)');
+      if (existsSync(faultsLog)) process.stdout.write(readFileSync(faultsLog, 'utf8'));
+      section('frontend (Vitest; beside the others; its output)');
+      if (existsSync(vitestLog)) process.stdout.write(readFileSync(vitestLog, 'utf8'));
+    } else {
+      section('frontend (Vitest)');
+      await runVitest();
+      section('faults and hostile input');
+      await runFaults();
+    }
   } finally {
     if (!keepInfra) {
       section('stopping what the tests started');
+      if (faultsInfraUp) await faultsInfra(['down'], infraEnv);
       await down({ only: summary }).catch((error) => console.error(String(error)));
     }
   }
