@@ -161,9 +161,12 @@ describe('re-driving dead letters (redrive-dead-letters)', () => {
     expect(await deadLetters()).toBe(3);
   }, 180_000);
 
-  it('refuses a time it cannot read, saying how to write one', async () => {
-    await expect(command('--from', 'yesterday')).rejects.toMatchObject({
-      stderr: expect.stringContaining('is not a time (ISO 8601') as unknown,
-    });
-  });
+  it.each([['yesterday'], ['2026-11-26T10:00']])(
+    'refuses a time it cannot read or that has no zone (%s), saying how to write one',
+    async (value) => {
+      await expect(command('--from', value)).rejects.toMatchObject({
+        stderr: expect.stringContaining('is not a time with its zone (ISO 8601') as unknown,
+      });
+    },
+  );
 });

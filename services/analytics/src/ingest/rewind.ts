@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import { commandTime } from '../operator-command';
 
 /** One partition of a rewind: where the group was, where the time points, where it goes. */
 export interface PartitionRewind {
@@ -24,16 +25,10 @@ export interface RewindReport {
 /** The group still has members: offsets can only be set on a group no consumer is in. */
 export class GroupNotEmpty extends Error {}
 
-/** A time with its zone: a zoneless one would be read in whatever zone the pod runs in. */
-const ZONED = /(Z|[+-]\d{2}:?\d{2})$/i;
-
 /** The --to of the rewind command, in ms since the epoch: a past time with its zone. */
 export function parseRewindTime(value: string | undefined, now = Date.now()): number {
   if (value === undefined) throw new Error('--to is required');
-  const at = Date.parse(value);
-  if (!ZONED.test(value.trim()) || Number.isNaN(at)) {
-    throw new Error(`--to ${value} is not a time with its zone (ISO 8601, say 2026-11-26T10:00Z)`);
-  }
+  const at = commandTime('to', value);
   if (at > now) throw new Error(`--to ${value} is in the future`);
   return at;
 }
