@@ -228,7 +228,7 @@ describe('security of links and redirects', () => {
       const line = stack
         .output()
         .split('\n')
-        .find((text) => text.includes(link.urlID) && text.includes('stored link refused'));
+        .find((text) => text.includes(link.urlID) && text.includes('cached link refused'));
       expect(line).toMatch(/"level":(40|"warn")/);
       await waitFor(async () => (await redis.get(`link:${link.urlID}`)) !== forged, {
         what: 'the forged entry replaced',

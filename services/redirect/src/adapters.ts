@@ -16,15 +16,21 @@ export interface RedirectAdapters {
 /** How often the publisher looks again at how many partitions the visits topic has. */
 const PARTITIONS_RECOUNT_MS = 60_000;
 
-/** A forged entry, or a link to anything but an http(s) URL: someone wrote to the cache who should not. */
+/** A link the links service answered with that no redirect may send to: answered 404. */
 export function refusedLink(logger: Logger) {
   return (code: string, reason: string) =>
     logger.warn({ code, reason }, 'stored link refused: answered as not found');
 }
 
-/** The redirect's link cache in Redis: every refused entry logged (refusedLink). */
+/**
+ * The redirect's link cache in Redis. A refused entry (forged, unsigned, or a link to
+ * anything but an http(s) URL: someone wrote to the cache who should not) is logged, removed
+ * and looked up in the links service, which has the truth.
+ */
 export function redirectLinkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
-  return redisLinkCache(config, logger, refusedLink(logger));
+  return redisLinkCache(config, logger, (code, reason) =>
+    logger.warn({ code, reason }, 'cached link refused: looked up in the links service'),
+  );
 }
 
 /**
