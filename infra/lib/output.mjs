@@ -9,7 +9,8 @@ export function reporter({ quiet = false, log = (line) => console.log(line) } = 
   return {
     /** `Kafka       127.0.0.1:9092                  ready (started, pid 1234, 2.7 s)` */
     line(name, address, text) {
-      emit(`${name.padEnd(12)}${String(address).padEnd(30)}${text}`);
+      // A longer address (a database with a long name) still keeps a space before the text.
+      emit(`${name.padEnd(12)}${`${String(address)} `.padEnd(30)}${text}`);
     },
     note(text) {
       emit(`  ${text}`);
