@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALIAS_MESSAGES, type BulkLinksResponse } from '@shortener/contracts';
 import { waitFor } from '@shortener/testkit';
-import { signInLocally, start, stop, type Embedded } from './embedded-app';
+import { signInLocally, startCopied, stop, type Embedded } from './embedded-app';
 
 // Issue 28's aliases and bulk links in the embedded mode: one process, PGlite (the alias
 // migration runs on it), the in-process link cache and visit bus.
@@ -15,7 +15,7 @@ describe('embedded mode: aliases and bulk links', () => {
   let app: Embedded;
 
   beforeAll(async () => {
-    app = await start(dataDir);
+    app = await startCopied(dataDir);
   });
 
   afterAll(async () => {

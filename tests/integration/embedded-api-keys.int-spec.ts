@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { API_KEY_MESSAGES, type CreatedApiKey, type UserData } from '@shortener/contracts';
-import { signInLocally, start, stop, type Embedded } from './embedded-app';
+import { signInLocally, startCopied, stop, type Embedded } from './embedded-app';
 
 // API keys in the embedded mode: the auth schema's migration on embedded PostgreSQL, and a
 // revocation heard by its one gateway without Redis.
@@ -14,7 +14,7 @@ describe('API keys in the embedded mode', () => {
   let app: Embedded;
 
   beforeAll(async () => {
-    app = await start(dataDir);
+    app = await startCopied(dataDir);
   });
 
   afterAll(async () => {

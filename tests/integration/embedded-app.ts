@@ -1,5 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, REPO_ROOT, waitFor } from '@shortener/testkit';
@@ -65,6 +76,52 @@ export async function running(app: Embedded): Promise<Embedded> {
 
 export async function start(dataDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Embedded> {
   return running(launch({ PORT: String(await freePort()), DATA_DIR: dataDir, ...extra }));
+}
+
+/**
+ * The data folder a first start leaves, made once for this build's migrations and PGlite
+ * and kept in the system's temporary folder: a first start creates the embedded PostgreSQL
+ * and migrates it, several seconds of CPU that a test about anything else need not pay again.
+ */
+async function firstStartFolder(): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(
+    readFileSync(path.join(REPO_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json')),
+  );
+  for (const service of ['auth', 'links', 'analytics']) {
+    const folder = path.join(REPO_ROOT, 'services', service, 'dist', 'migrations');
+    for (const file of readdirSync(folder)
+      .filter((name) => name.endsWith('.js'))
+      .sort()) {
+      hash.update(file).update(readFileSync(path.join(folder, file)));
+    }
+  }
+  const template = path.join(tmpdir(), `shortener-embedded-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(template)) return template;
+  const building = mkdtempSync(path.join(tmpdir(), 'shortener-embedded-building-'));
+  try {
+    const app = await start(path.join(building, 'data'));
+    if ((await stop(app)) !== 0)
+      throw new Error(`the first start did not stop cleanly: ${app.output()}`);
+    // Another run may have made it meanwhile: either folder is as good.
+    if (!existsSync(template)) renameSync(path.join(building, 'data'), template);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
+ * Starts on a copy of a first start's data folder (the folder at `dataDir` is made, or
+ * filled if empty): for tests that need a running embedded mode but do not test its first
+ * start, which start() on a new folder does.
+ */
+export async function startCopied(
+  dataDir: string,
+  extra: NodeJS.ProcessEnv = {},
+): Promise<Embedded> {
+  cpSync(await firstStartFolder(), dataDir, { recursive: true });
+  return start(dataDir, extra);
 }
 
 /**

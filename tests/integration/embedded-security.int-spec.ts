@@ -24,6 +24,7 @@ import {
   postLocalSignIn,
   signInLocally,
   start,
+  startCopied,
   startOutcome,
   stop,
   type Embedded,
@@ -194,7 +195,7 @@ describe('embedded mode, security', () => {
 
   describe('started with HOST=0.0.0.0', () => {
     it('without Google, signs nobody in and says how to allow the local sign-in', async () => {
-      const app = await start(path.join(scratch, 'lan'), { HOST: '0.0.0.0' });
+      const app = await startCopied(path.join(scratch, 'lan'), { HOST: '0.0.0.0' });
       try {
         expect(app.output()).toContain(
           'Sign-in: none, because Google sign-in is not configured and HOST=0.0.0.0 is not ' +
@@ -220,7 +221,7 @@ describe('embedded mode, security', () => {
     });
 
     it('with LOCAL_SIGN_IN=true, offers the local sign-in and warns who can use it', async () => {
-      const app = await start(path.join(scratch, 'lan-local'), {
+      const app = await startCopied(path.join(scratch, 'lan-local'), {
         HOST: '0.0.0.0',
         LOCAL_SIGN_IN: 'true',
       });
@@ -245,7 +246,7 @@ describe('embedded mode, security', () => {
     const forged = (): Record<string, string> => ({ 'x-forwarded-for': `203.0.113.${++n}` });
 
     beforeAll(async () => {
-      app = await start(path.join(scratch, 'forged'), {
+      app = await startCopied(path.join(scratch, 'forged'), {
         SHORTEN_RATE_LIMIT_ANONYMOUS: String(LIMIT),
         SIGN_IN_RATE_LIMIT: String(LIMIT + 2),
         REDIRECT_MISS_BUDGET: String(LIMIT),
@@ -325,7 +326,7 @@ describe('embedded mode, security', () => {
   });
 
   it('believes X-Forwarded-For from the proxies TRUSTED_PROXIES names, when its operator sets it', async () => {
-    const app = await start(path.join(scratch, 'behind-a-proxy'), {
+    const app = await startCopied(path.join(scratch, 'behind-a-proxy'), {
       TRUSTED_PROXIES: 'loopback',
     });
     try {

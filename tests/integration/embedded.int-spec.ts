@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { LINKS_QUERY_MESSAGES, NEXT_CURSOR_HEADER } from '@shortener/contracts';
 import { freePort, listeningPorts, REPO_ROOT, waitFor } from '@shortener/testkit';
-import { launch, signInLocally, start, stop } from './embedded-app';
+import { launch, signInLocally, start, startCopied, stop } from './embedded-app';
 
 // The embedded mode as a newcomer runs it: one process, embedded PostgreSQL in a data
 // folder, no Redis, no Kafka. Started, used through the public origin, stopped, started
@@ -167,7 +167,9 @@ describe('embedded mode', () => {
   });
 
   it("pages and searches a user's links on its embedded PostgreSQL", async () => {
-    const app = await start(path.join(dataDir, 'pages'), { SHORTEN_RATE_LIMIT_SIGNED_IN: '1000' });
+    const app = await startCopied(path.join(dataDir, 'pages'), {
+      SHORTEN_RATE_LIMIT_SIGNED_IN: '1000',
+    });
     try {
       const browser = await signInLocally(app, 'Paging Tester');
       const created: string[] = [];
