@@ -1,25 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WEB_APP_PAGES } from '@shortener/contracts';
+import { freePort } from '@shortener/testkit';
 import { readRepoFile, REPO_ROOT } from './support/repo';
 
 /** The web app as `npm run build` leaves it, which the image copies in. */
 const BUILT = path.join(REPO_ROOT, 'frontend/dist');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 const nginxBinary = ['nginx', '/usr/sbin/nginx'].find(
   (candidate) => spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0,

@@ -1,15 +1,35 @@
+import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where test servers listen: below Linux's ephemeral range (32768-60999), from which the
+ * kernel takes the local port of every outgoing connection and of every bind to port 0. A
+ * port found free there could be taken by another process's connection (a load generator
+ * opens thousands) or handed to another test run's bind between its choice and the service's
+ * own bind; a service that then failed to bind left its tests talking to whatever held the
+ * port, which answers /healthz as well as any service does.
+ */
+export const TEST_PORTS = { from: 20_000, to: 32_000 } as const;
+
+/** Ports this process has handed out: each at most once, as a stack takes all before binding. */
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A port that was free a moment ago on 127.0.0.1, never handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = randomInt(TEST_PORTS.from, TEST_PORTS.to);
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${TEST_PORTS.from} and ${TEST_PORTS.to}`);
 }

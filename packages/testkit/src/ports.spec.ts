@@ -1,0 +1,24 @@
+import { createServer } from 'node:net';
+import { freePort, TEST_PORTS } from './ports';
+
+describe('freePort', () => {
+  it('hands out ports outside the kernel’s ephemeral range, each once', async () => {
+    const ports: number[] = [];
+    for (let i = 0; i < 300; i++) ports.push(await freePort());
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(TEST_PORTS.from);
+      expect(port).toBeLessThan(TEST_PORTS.to);
+    }
+  });
+
+  it('hands out a port that can be listened on', async () => {
+    const port = await freePort();
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    await new Promise((resolve) => server.close(resolve));
+  });
+});
