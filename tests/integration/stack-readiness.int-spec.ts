@@ -1,7 +1,15 @@
+import { createServer, type Server } from 'node:http';
 import { Client } from 'pg';
 import { InternalClient } from '@shortener/chassis';
 import { internalApi } from '@shortener/contracts';
-import { startStack, testServers, type Stack } from '@shortener/testkit';
+import {
+  freePort,
+  startService,
+  startStack,
+  testServers,
+  type ServiceProcess,
+  type Stack,
+} from '@shortener/testkit';
 
 // The test stack hands itself over only when every service is ready, not merely alive: a
 // service answers /healthz before it has its database, and a test's first call in between
@@ -36,5 +44,30 @@ describe('a test stack', () => {
       body: { url: 'https://example.com/stack-readiness', days: 1 },
     });
     expect(created.status).toBe(201);
+  });
+});
+
+describe('a test service', () => {
+  let impostor: Server | undefined;
+  let service: ServiceProcess | undefined;
+
+  afterEach(async () => {
+    await service?.stop();
+    await new Promise((resolve) => (impostor ? impostor.close(resolve) : resolve(undefined)));
+  });
+
+  it('is not taken for started when another process answers /healthz on its port', async () => {
+    // Another process on the port (a service of another run, say): this one cannot bind it.
+    const port = await freePort();
+    impostor = createServer((_request, response) => response.end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => impostor!.listen(port, '127.0.0.1', resolve));
+    const started = startService('links', port, {
+      DATABASE_URL: testServers.databaseUrl,
+      REDIS_URL: testServers.redisUrl,
+      INTERNAL_API_SECRET: 'a-secret-for-this-test-only-0123456789',
+      LOG_LEVEL: 'warn',
+    });
+    service = await started.catch(() => undefined);
+    await expect(started).rejects.toThrow(/exited with \d+ before answering \/healthz/);
   });
 });

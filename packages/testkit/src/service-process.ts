@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { listeningPorts } from './process-sockets';
 import { REPO_ROOT, serviceSpec, type ServiceName } from './services';
 import { waitFor } from './wait';
 
@@ -23,6 +24,16 @@ export interface ServiceProcess {
   output(): string;
   /** Sends a signal and waits for the exit; resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Whether `child` listens on `port` (read from /proc; taken on trust elsewhere). */
+function listensOn(child: ChildProcess, port: number): boolean {
+  if (process.platform !== 'linux' || child.pid === undefined) return true;
+  try {
+    return listeningPorts(child.pid).includes(port);
+  } catch {
+    return false; // exited meanwhile
+  }
 }
 
 /**
@@ -104,7 +115,8 @@ export async function startService(
       const healthy = waitFor(
         async () => {
           const response = await fetch(`${url}/healthz`);
-          return response.ok;
+          // Answered by this process, not by another that holds the port it failed to bind.
+          return response.ok && listensOn(child, port);
         },
         { timeoutMs: healthTimeoutMs, what: `${name} /healthz` },
       );
