@@ -205,6 +205,38 @@ describe('LinkResolver', () => {
     await expect(resolver.resolve('abcdefg')).rejects.toBeInstanceOf(LinksUnavailableError);
   });
 
+  it('does not share a lookup begun longer ago than its time in memory, nor let it overwrite a later answer', async () => {
+    const cache = new MemoryCache();
+    cache.failing = true; // Redis away: only the links service answers
+    const url = 'https://example.com/deleted-meanwhile';
+    // The first lookup reads the link before its deletion, and its answer is slow to come
+    // (a starved machine); the next finds it deleted.
+    let answerFirst: (response: InternalResponse) => void = () => undefined;
+    const links = Object.assign(new InternalClient('links', 'http://links.invalid', 'unused'), {
+      calls: 0,
+    });
+    jest.spyOn(links, 'request').mockImplementation(() => {
+      links.calls += 1;
+      if (links.calls === 1) {
+        return new Promise<InternalResponse>((resolve) => (answerFirst = resolve));
+      }
+      return Promise.resolve({ status: 404, body: { message: 'Not found' } });
+    });
+    const resolver = new LinkResolver(cache, links, options);
+    const began = Date.now();
+    const first = resolver.resolve('abcdefg', undefined, began);
+    // Within its time in memory a request shares the lookup under way...
+    const sharing = resolver.resolve('abcdefg', undefined, began + options.ttlMs - 1);
+    // ...but after it, a request looks up again rather than wait for an answer that old.
+    expect(await resolver.resolve('abcdefg', undefined, began + options.ttlMs)).toBeNull();
+    expect(links.calls).toBe(2);
+    answerFirst({ status: 200, body: { url, expiresAt: future } });
+    expect(locationOf(await first)).toBe(url);
+    expect(locationOf(await sharing)).toBe(url);
+    // Memory keeps the later answer.
+    expect(resolver.peek('abcdefg', began + options.ttlMs + 1)).toBeNull();
+  });
+
   it('shares one lookup between concurrent requests and stays within its size bound', async () => {
     const cache = new MemoryCache();
     for (const code of ['aaaaaaa', 'bbbbbbb', 'ccccccc', 'ddddddd']) {

@@ -28,9 +28,13 @@ export function redirectHeaders(location: string): readonly string[] {
 
 /**
  * A remembered answer: until when it may be given, and from when a request for it also looks
- * it up again in the background (a live link, in the last quarter of its time; else `until`).
+ * it up again in the background (a live link, in the last quarter of its time; else `until`);
+ * `since`: when the lookup that found it began.
  */
-type LocalEntry = { link: LiveLink | null; until: number; refreshAt: number };
+type LocalEntry = { link: LiveLink | null; until: number; refreshAt: number; since: number };
+
+/** A lookup in progress, and when it began. */
+type PendingLookup = { answer: Promise<Resolution>; since: number };
 
 /** The part of its time in memory after which a link asked for is looked up again. */
 const REFRESH_AFTER = 0.75;
@@ -72,7 +76,7 @@ export class LinkResolver {
    * cache and the miss budget keep rare.
    */
   private readonly local = new Map<string, LocalEntry>();
-  private readonly pending = new Map<string, Promise<Resolution>>();
+  private readonly pending = new Map<string, PendingLookup>();
   /** Invalidations so far: an answer looked up across one is given but not remembered. */
   private invalidations = 0;
   /** Until when lookups skip the cache (see ResolverOptions.reconnectGraceMs). */
@@ -103,16 +107,23 @@ export class LinkResolver {
     return entry.link;
   }
 
-  resolve(code: string, allowance: MissAllowance = UNLIMITED): Promise<Resolution> {
+  resolve(
+    code: string,
+    allowance: MissAllowance = UNLIMITED,
+    now = Date.now(),
+  ): Promise<Resolution> {
     // Concurrent requests for one uncached code share a single lookup. One refused for its
-    // client's spent budget is no answer for the others: they look up with their own.
+    // client's spent budget is no answer for the others: they look up with their own. A
+    // lookup begun longer ago than an answer may be kept in memory is not shared: on a
+    // starved machine it may have read a link since deleted, and memory would not give that
+    // answer any more either.
     const shared = this.pending.get(code);
-    if (shared) {
-      return shared.then((found) =>
+    if (shared && now - shared.since < this.options.ttlMs) {
+      return shared.answer.then((found) =>
         found === TOO_MANY_MISSES ? this.resolve(code, allowance) : found,
       );
     }
-    return this.lookUpShared(code, allowance, Date.now());
+    return this.lookUpShared(code, allowance, now);
   }
 
   /**
@@ -140,14 +151,23 @@ export class LinkResolver {
    */
   private refresh(code: string, entry: LocalEntry, now: number): void {
     entry.refreshAt = entry.until;
-    if (!this.pending.has(code)) this.lookUpShared(code, UNLIMITED, now).catch(() => undefined);
+    const shared = this.pending.get(code);
+    if (shared === undefined || now - shared.since >= this.options.ttlMs) {
+      this.lookUpShared(code, UNLIMITED, now).catch(() => undefined);
+    }
   }
 
   /** A lookup that requests for the same code arriving meanwhile share (see resolve). */
   private lookUpShared(code: string, allowance: MissAllowance, now: number): Promise<Resolution> {
-    const lookup = this.lookUp(code, allowance, now).finally(() => this.pending.delete(code));
+    const lookup: PendingLookup = {
+      since: now,
+      answer: this.lookUp(code, allowance, now).finally(() => {
+        // A later lookup of the same code may have taken its place meanwhile.
+        if (this.pending.get(code) === lookup) this.pending.delete(code);
+      }),
+    };
     this.pending.set(code, lookup);
-    return lookup;
+    return lookup.answer;
   }
 
   private async lookUp(code: string, allowance: MissAllowance, now: number): Promise<Resolution> {
@@ -204,6 +224,9 @@ export class LinkResolver {
   private remember(code: string, link: LiveLink | null, now: number): void {
     const ttl = link ? this.options.ttlMs : this.options.negativeTtlMs;
     if (ttl === 0) return;
+    // A slow lookup ending after a later one: the later one's answer is the newer.
+    const current = this.local.get(code);
+    if (current !== undefined && current.since > now) return;
     // Looked up again, it goes to the back: the front is what was looked up longest ago.
     this.local.delete(code);
     if (this.local.size >= this.options.maxEntries) {
@@ -213,6 +236,6 @@ export class LinkResolver {
     }
     const until = link ? Math.min(now + ttl, link.expiresAt) : now + ttl;
     const refreshAt = link ? now + ttl * REFRESH_AFTER : until;
-    this.local.set(code, { link, until, refreshAt: Math.min(refreshAt, until) });
+    this.local.set(code, { link, until, refreshAt: Math.min(refreshAt, until), since: now });
   }
 }
