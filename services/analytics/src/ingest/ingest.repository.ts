@@ -63,6 +63,8 @@ export interface StoreOutcome {
  * must hold the month, so "already stored" is asked of `visit_ids`, every stored event id in
  * one unpartitioned table: an event is stored once by its id whatever time it carries.
  * The rows come without repeats (visit-batch.ts drops an event repeated inside a batch).
+ * It answers how many it inserted and, only when that is fewer than the $11 given (some were
+ * stored before), which: a batch's usual answer is one row, not one per visit.
  */
 const INSERT_VISITS = `
   WITH rows AS (
@@ -74,11 +76,32 @@ const INSERT_VISITS = `
   fresh AS (
     INSERT INTO analytics.visit_ids (id) SELECT id FROM rows ON CONFLICT (id) DO NOTHING
     RETURNING id
+  ),
+  added AS (
+    INSERT INTO analytics.visits
+      (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+    SELECT rows.* FROM rows JOIN fresh USING (id)
+    RETURNING id
   )
-  INSERT INTO analytics.visits
-    (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
-  SELECT rows.* FROM rows JOIN fresh USING (id)
-  RETURNING id`;
+  SELECT count(*)::int AS added, CASE WHEN count(*) < $11::int THEN array_agg(id::text) END AS ids
+  FROM added`;
+
+/** INSERT_VISITS's parameters for a chunk of rows. */
+function visitParameters(piece: readonly VisitRow[]): unknown[] {
+  return [
+    uuidArray(piece, (row) => row.id),
+    textArray(piece, (row) => row.urlId, ELEMENT_TYPE.varchar),
+    timestamptzArray(piece, (row) => row.timestamp),
+    textArray(piece, (row) => row.ipAddress, ELEMENT_TYPE.varchar),
+    textArray(piece, (row) => row.platform),
+    textArray(piece, (row) => row.browser),
+    textArray(piece, (row) => row.referrer),
+    boolArray(piece, (row) => row.bot),
+    textArray(piece, (row) => row.device),
+    textArray(piece, (row) => row.country),
+    piece.length,
+  ];
+}
 
 /**
  * One statement raises everything counted from the visits a transaction really inserted,
@@ -129,6 +152,48 @@ const ADD_ROLLUPS = `
   SELECT * FROM unnest($15::varchar[], $16::bigint[])
   ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
 
+/** ADD_ROLLUPS's parameters: what the visits given add (rollupsOf). */
+function rollupParameters(rows: readonly VisitRow[]): unknown[] {
+  const { hours, breakdowns, visitors, links } = rollupsOf(rows);
+  const same = <T>(value: T) => value;
+  return [
+    textArray(hours.urlIds, same, ELEMENT_TYPE.varchar),
+    int8Array(hours.hours, same),
+    int8Array(hours.visits, same),
+    int8Array(hours.humans, same),
+    int8Array(hours.bots, same),
+    textArray(breakdowns.urlIds, same, ELEMENT_TYPE.varchar),
+    int8Array(breakdowns.hours, same),
+    int4Array(breakdowns.dimensions, same),
+    textArray(breakdowns.values, same),
+    int8Array(breakdowns.visits, same),
+    textArray(visitors.urlIds, same, ELEMENT_TYPE.varchar),
+    int4Array(visitors.days, same),
+    byteaArray(visitors.visitors, same),
+    timestamptzArray(visitors.lastSeen, same),
+    textArray(links.urlIds, same, ELEMENT_TYPE.varchar),
+    int8Array(links.visits, same),
+    [...DIMENSIONS],
+  ];
+}
+
+/**
+ * A batch's statement parameters, made before its transaction (prepareVisits) for the usual
+ * case: no row of a deleted link, none stored before. storeVisits uses them only then, and
+ * makes its own otherwise, so they never change what is stored.
+ */
+export interface PreparedVisits {
+  rows: readonly VisitRow[];
+  chunkRows: number;
+  /** INSERT_VISITS's, a chunk each. */
+  chunks: { rows: readonly VisitRow[]; parameters: unknown[] }[];
+  /** ADD_ROLLUPS's, for all the rows. */
+  rollups: unknown[];
+}
+
+/** prepareVisits' chunks and rollups, letting the event loop turn between them. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Ingest's writes to the analytics schema: the visits with their rollups, and the day keys. */
 @Injectable()
 export class IngestRepository {
@@ -168,13 +233,31 @@ export class IngestRepository {
   }
 
   /**
+   * The statement parameters storeVisits would make for these rows, made beforehand (while
+   * the batch before is being stored), letting the event loop turn between chunks.
+   */
+  async prepareVisits(rows: readonly VisitRow[], chunkRows: number): Promise<PreparedVisits> {
+    const chunks: PreparedVisits['chunks'] = [];
+    for (const piece of chunk(rows, chunkRows)) {
+      chunks.push({ rows: piece, parameters: visitParameters(piece) });
+      await nextTurn();
+    }
+    return { rows, chunkRows, chunks, rollups: rollupParameters(rows) };
+  }
+
+  /**
    * Stores a batch in one transaction: multi-row inserts (a chunk each) that skip events
    * already stored, then one statement raising the rollups, breakdowns, visitor-days and
    * per-link counts by what was really inserted, summed in memory (a redelivered batch adds
    * nothing anywhere). Either all of it commits or none, so a retry of the same batch is
-   * always safe.
+   * always safe. `prepared` (prepareVisits of these very rows) saves making the statements'
+   * parameters inside the transaction when they hold.
    */
-  async storeVisits(rows: readonly VisitRow[], chunkRows: number): Promise<StoreOutcome> {
+  async storeVisits(
+    rows: readonly VisitRow[],
+    chunkRows: number,
+    prepared?: PreparedVisits,
+  ): Promise<StoreOutcome> {
     if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
     await this.ensureMonths(rows);
     return connected(this.database).transaction(async (manager) => {
@@ -186,46 +269,37 @@ export class IngestRepository {
       );
       const deletedIds = new Set(deleted.map((row) => row.url_id));
       const live = deletedIds.size === 0 ? rows : rows.filter((row) => !deletedIds.has(row.urlId));
+      const ready =
+        prepared !== undefined && prepared.rows === live && prepared.chunkRows === chunkRows
+          ? prepared
+          : undefined;
 
       const inserted: VisitRow[] = [];
-      for (const piece of chunk(live, chunkRows)) {
-        const fresh: { id: string }[] = await manager.query(INSERT_VISITS, [
-          uuidArray(piece, (row) => row.id),
-          textArray(piece, (row) => row.urlId, ELEMENT_TYPE.varchar),
-          timestamptzArray(piece, (row) => row.timestamp),
-          textArray(piece, (row) => row.ipAddress, ELEMENT_TYPE.varchar),
-          textArray(piece, (row) => row.platform),
-          textArray(piece, (row) => row.browser),
-          textArray(piece, (row) => row.referrer),
-          boolArray(piece, (row) => row.bot),
-          textArray(piece, (row) => row.device),
-          textArray(piece, (row) => row.country),
-        ]);
-        const ids = new Set(fresh.map((row) => row.id));
-        for (const row of piece) if (ids.has(row.id)) inserted.push(row);
+      const pieces =
+        ready?.chunks ??
+        chunk(live, chunkRows).map((piece) => ({
+          rows: piece,
+          parameters: visitParameters(piece),
+        }));
+      for (const piece of pieces) {
+        const [answer]: { added: number; ids: string[] | null }[] = await manager.query(
+          INSERT_VISITS,
+          piece.parameters,
+        );
+        if (answer!.added === piece.rows.length) {
+          for (const row of piece.rows) inserted.push(row);
+        } else {
+          const ids = new Set(answer!.ids ?? []);
+          for (const row of piece.rows) if (ids.has(row.id)) inserted.push(row);
+        }
       }
       if (inserted.length > 0) {
-        const { hours, breakdowns, visitors, links } = rollupsOf(inserted);
-        const same = <T>(value: T) => value;
-        await manager.query(ADD_ROLLUPS, [
-          textArray(hours.urlIds, same, ELEMENT_TYPE.varchar),
-          int8Array(hours.hours, same),
-          int8Array(hours.visits, same),
-          int8Array(hours.humans, same),
-          int8Array(hours.bots, same),
-          textArray(breakdowns.urlIds, same, ELEMENT_TYPE.varchar),
-          int8Array(breakdowns.hours, same),
-          int4Array(breakdowns.dimensions, same),
-          textArray(breakdowns.values, same),
-          int8Array(breakdowns.visits, same),
-          textArray(visitors.urlIds, same, ELEMENT_TYPE.varchar),
-          int4Array(visitors.days, same),
-          byteaArray(visitors.visitors, same),
-          timestamptzArray(visitors.lastSeen, same),
-          textArray(links.urlIds, same, ELEMENT_TYPE.varchar),
-          int8Array(links.visits, same),
-          [...DIMENSIONS],
-        ]);
+        await manager.query(
+          ADD_ROLLUPS,
+          ready !== undefined && inserted.length === live.length
+            ? ready.rollups
+            : rollupParameters(inserted),
+        );
       }
       return {
         stored: inserted.length,

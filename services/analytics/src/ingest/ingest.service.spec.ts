@@ -24,6 +24,11 @@ class FakeVisits {
     return Promise.resolve(new Map(offered));
   }
 
+  /** The parameters the real repository would make ahead; the fake needs none. */
+  prepareVisits(rows: readonly VisitRow[], chunkRows: number) {
+    return Promise.resolve({ rows, chunkRows, chunks: [], rollups: [] });
+  }
+
   storeVisits(rows: readonly VisitRow[]): Promise<StoreOutcome> {
     this.calls += 1;
     if (this.failWith) return Promise.reject(this.failWith);

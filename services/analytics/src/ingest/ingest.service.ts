@@ -9,16 +9,17 @@ import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
-import { IngestRepository, type VisitRow } from './ingest.repository';
+import { IngestRepository, type PreparedVisits, type VisitRow } from './ingest.repository';
 import { anonymizeIp } from './ip-address';
 import { UserAgentParser } from './user-agent.parser';
 import type { VisitNotifier } from './visit-notifier';
 import { CountryLookup } from './country';
 import {
-  parseBatch,
-  planParsed,
+  parseBatchYielding,
+  planParsedYielding,
   utcDay,
   type Incoming,
+  type PreparedBatch,
   type Unstored,
   type VisitEnrichment,
 } from './visit-batch';
@@ -72,15 +73,31 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
   }
 
   async ingest<Origin>(incoming: readonly Incoming<Origin>[]): Promise<Unstored<Origin>[]> {
-    const parsed = parseBatch(incoming);
+    return this.storePlan(await this.prepare(incoming));
+  }
+
+  /**
+   * A batch parsed, checked and enriched, its rows made: nothing is stored yet. The work is
+   * done a slice at a time, letting the event loop turn between slices, so a batch before
+   * that is being stored meanwhile is not held up (the Kafka source overlaps the two).
+   * Throws only when the day keys cannot be read (an outage).
+   */
+  async prepare<Origin>(incoming: readonly Incoming<Origin>[]): Promise<PreparedBatch<Origin>> {
+    const parsed = await parseBatchYielding(incoming);
     const keys = await this.visitorKeys.forDays(
       new Set(parsed.events.map((event) => utcDay(event.timestamp))),
     );
-    const plan = planParsed(parsed, {
+    const plan = await planParsedYielding(parsed, {
       ...this.enrich,
       visitor: (day, ip, userAgent) => visitorHash(keys.get(day)!, ip, userAgent),
     });
-    const refused = await this.storeIsolating(plan.visits, plan.repeated);
+    const statements = await this.visits.prepareVisits(plan.visits, this.config.INGEST_CHUNK_ROWS);
+    return { ...plan, statements };
+  }
+
+  /** Stores a prepared batch; answers what cannot be stored for its data (see ingest). */
+  async storePlan<Origin>(plan: PreparedBatch<Origin>): Promise<Unstored<Origin>[]> {
+    const refused = await this.storeIsolating(plan.visits, plan.repeated, plan.statements);
     return [
       ...plan.rejected,
       ...refused.map(({ index, reason }) => ({ ...plan.origins[index]!, reason })),
@@ -88,8 +105,8 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
   }
 
   /** One transaction; throws when PostgreSQL fails, and then nothing of it is stored. */
-  private async store(rows: readonly VisitRow[]): Promise<void> {
-    const outcome = await this.visits.storeVisits(rows, this.config.INGEST_CHUNK_ROWS);
+  private async store(rows: readonly VisitRow[], prepared?: PreparedVisits): Promise<void> {
+    const outcome = await this.visits.storeVisits(rows, this.config.INGEST_CHUNK_ROWS, prepared);
     this.metrics.stored.inc(outcome.stored);
     this.metrics.duplicates.inc(outcome.duplicates);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
@@ -102,13 +119,19 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
    * each refused row is alone: the others are stored, the refused ones returned with the
    * database's reason (a few bad rows among n cost about 2·log2(n) transactions each). Any
    * other failure throws, so the caller retries all of it: halves already stored are skipped
-   * by event id then.
+   * by event id then. `prepared` (the repository's prepareVisits of `rows`) serves the first
+   * attempt, of them all.
    */
-  async storeIsolating(rows: readonly VisitRow[], repeatedInBatch: number): Promise<RefusedRow[]> {
+  async storeIsolating(
+    rows: readonly VisitRow[],
+    repeatedInBatch: number,
+    prepared?: PreparedVisits,
+  ): Promise<RefusedRow[]> {
     const refused: RefusedRow[] = [];
     const attempt = async (start: number, end: number): Promise<void> => {
       try {
-        await this.store(rows.slice(start, end));
+        const whole = start === 0 && end === rows.length;
+        await this.store(whole ? rows : rows.slice(start, end), whole ? prepared : undefined);
       } catch (error) {
         const reason = dataRefusal(error);
         if (reason === undefined) throw error;

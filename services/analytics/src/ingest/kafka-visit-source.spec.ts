@@ -13,7 +13,9 @@ function fakeKafka() {
   let eachBatch: ((payload: EachBatchPayload) => Promise<void>) | undefined;
   let running: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (running = resolve));
+  const seeks: { topic: string; partition: number; offset: string }[] = [];
   const consumer = {
+    seek: (seek: { topic: string; partition: number; offset: string }) => void seeks.push(seek),
     events: { GROUP_JOIN: 'join', CRASH: 'crash', STOP: 'stop' },
     on: () => undefined,
     connect: () => Promise.resolve(),
@@ -43,30 +45,48 @@ function fakeKafka() {
     kafka,
     options: () => options!,
     started,
+    seeks,
     eachBatch: (payload: EachBatchPayload) => eachBatch!(payload),
   };
 }
 
-/** One batch of two messages on partition 0, with what the consumer did with it. */
-function fakePayload(heartbeat: () => Promise<void>) {
-  const calls = { heartbeats: [] as number[], resolved: [] as string[], committed: 0 };
+type Calls = {
+  heartbeats: number[];
+  resolved: string[];
+  committed: number;
+  commits: string[];
+  /** Where a test logs its sink's steps: commits are logged there too. */
+  log?: string[];
+};
+
+/**
+ * One batch of two messages on partition 0 (offsets `first` and the one after), with what the
+ * consumer did with it (into `calls`, which several batches may share).
+ */
+function fakePayload(
+  heartbeat: () => Promise<void>,
+  first = 10,
+  calls: Calls = { heartbeats: [], resolved: [], committed: 0, commits: [] },
+) {
   const message = (offset: string) => ({ offset, key: null, value: Buffer.from('{}') });
   const payload = {
     batch: {
       topic: 'visits',
       partition: 0,
-      messages: [message('10'), message('11')],
+      messages: [message(String(first)), message(String(first + 1))],
       isEmpty: () => false,
-      firstOffset: () => '10',
-      lastOffset: () => '11',
+      firstOffset: () => String(first),
+      lastOffset: () => String(first + 1),
     },
     heartbeat: () => {
       calls.heartbeats.push(Date.now());
       return heartbeat();
     },
     resolveOffset: (offset: string) => void calls.resolved.push(offset),
-    commitOffsetsIfNecessary: () => {
+    commitOffsetsIfNecessary: (offsets: { topics: { partitions: { offset: string }[] }[] }) => {
       calls.committed += 1;
+      calls.commits.push(offsets.topics[0]!.partitions[0]!.offset);
+      calls.log?.push(`commit ${offsets.topics[0]!.partitions[0]!.offset}`);
       return Promise.resolve();
     },
     isRunning: () => true,
@@ -75,7 +95,17 @@ function fakePayload(heartbeat: () => Promise<void>) {
   return { payload, calls };
 }
 
-async function startSource(sessionTimeoutMs: number, ingest: VisitSink['ingest']) {
+type Incoming = { value: Buffer | null; origin: { offset: string } }[];
+
+/**
+ * A source on the fake consumer, whose sink stores with `ingest` what `prepare` was given
+ * (each hook gets the batch's messages).
+ */
+async function startSource(
+  sessionTimeoutMs: number,
+  ingest: (incoming: Incoming) => Promise<unknown[]>,
+  prepare: (incoming: Incoming) => Promise<void> = () => Promise.resolve(),
+) {
   const kafka = fakeKafka();
   const logger = pino({ level: 'silent' });
   const deadLetters = {
@@ -95,7 +125,12 @@ async function startSource(sessionTimeoutMs: number, ingest: VisitSink['ingest']
     logger,
   );
   const sink: VisitSink = {
-    ingest,
+    ingest: (incoming) => ingest(incoming as never) as never,
+    prepare: async (incoming) => {
+      await prepare(incoming as never);
+      return incoming as never;
+    },
+    storePlan: (plan) => ingest(plan as never) as never,
     metrics: createIngestMetrics({ registry: new Registry() } as never),
     logger,
   };
@@ -127,14 +162,16 @@ describe('KafkaVisitSource', () => {
     const { payload, calls } = fakePayload(() => Promise.resolve());
     const began = Date.now();
     await kafka.eachBatch(payload);
+    // Resolved once its store began, so kafkajs may fetch on; committed once stored (stop
+    // waits for that).
+    expect(calls.resolved).toEqual(['11']);
+    await source.stop();
 
     expect(calls.heartbeats.length).toBeGreaterThanOrEqual(3);
     const times = [began, ...calls.heartbeats];
     const gaps = times.slice(1).map((at, i) => at - times[i]!);
     expect(Math.max(...gaps)).toBeLessThan(1000);
-    expect(calls.resolved).toEqual(['11']);
     expect(calls.committed).toBe(1);
-    await source.stop();
   });
 
   it('gives a failing batch up, uncommitted, once a heartbeat says the group moved on', async () => {
@@ -147,11 +184,13 @@ describe('KafkaVisitSource', () => {
       Promise.reject(new Error('The group is rebalancing, so a rejoin is needed')),
     );
     await kafka.eachBatch(payload);
+    // Given up, the partition is sought back to it: resolved already, it would be skipped.
+    await waitUntil(() => kafka.seeks.length > 0);
 
     expect(calls.heartbeats.length).toBeGreaterThanOrEqual(1);
     expect(attempts).toBeGreaterThanOrEqual(1);
-    expect(calls.resolved).toEqual([]);
     expect(calls.committed).toBe(0);
+    expect(kafka.seeks).toEqual([{ topic: 'visits', partition: 0, offset: '10' }]);
     await source.stop();
   });
 
@@ -164,10 +203,87 @@ describe('KafkaVisitSource', () => {
       Promise.reject(new Error('The group is rebalancing, so a rejoin is needed')),
     );
     await kafka.eachBatch(payload);
+    await source.stop();
 
     expect(calls.heartbeats.length).toBeGreaterThanOrEqual(1);
     expect(calls.resolved).toEqual(['11']);
     expect(calls.committed).toBe(1);
+    expect(kafka.seeks).toEqual([]);
+  });
+
+  it('prepares a batch while the one before is stored, and stores and commits them in order', async () => {
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { source, kafka } = await startSource(
+      6000,
+      async (incoming) => {
+        const first = incoming[0]!.origin.offset;
+        log.push(`store ${first}`);
+        if (first === '10') await held;
+        log.push(`stored ${first}`);
+        return [];
+      },
+      (incoming) => {
+        log.push(`prepare ${incoming[0]!.origin.offset}`);
+        return Promise.resolve();
+      },
+    );
+    const calls: Calls = { heartbeats: [], resolved: [], committed: 0, commits: [], log };
+    const heartbeat = () => Promise.resolve();
+
+    // The first batch is resolved as its store begins, so kafkajs hands the next one over.
+    await kafka.eachBatch(fakePayload(heartbeat, 10, calls).payload);
+    expect(calls.resolved).toEqual(['11']);
+    const second = kafka.eachBatch(fakePayload(heartbeat, 12, calls).payload);
+    await waitUntil(() => log.includes('prepare 12'));
+    await sleep(50);
+    // Prepared while the first is stored; not stored before the first is committed.
+    expect(log).toEqual(['prepare 10', 'store 10', 'prepare 12']);
+    expect(calls.commits).toEqual([]);
+
+    release();
+    await second;
+    await source.stop();
+    expect(log).toEqual([
+      'prepare 10',
+      'store 10',
+      'prepare 12',
+      'stored 10',
+      'commit 12',
+      'store 12',
+      'stored 12',
+      'commit 14',
+    ]);
+    expect(calls.resolved).toEqual(['11', '13']);
+  });
+
+  it('gives up the batch after one given up, uncommitted, and seeks back to the first', async () => {
+    const stores: string[] = [];
+    const { source, kafka } = await startSource(1500, (incoming) => {
+      stores.push(incoming[0]!.origin.offset);
+      return Promise.reject(new Error('connection refused'));
+    });
+    const calls: Calls = { heartbeats: [], resolved: [], committed: 0, commits: [] };
+    const rebalancing = () =>
+      Promise.reject(new Error('The group is rebalancing, so a rejoin is needed'));
+
+    await kafka.eachBatch(fakePayload(rebalancing, 10, calls).payload);
+    await kafka.eachBatch(fakePayload(rebalancing, 12, calls).payload);
+
+    expect(new Set(stores)).toEqual(new Set(['10']));
+    expect(calls.committed).toBe(0);
+    // The second was never resolved; the first is fetched again, and the second after it.
+    expect(calls.resolved).toEqual(['11']);
+    expect(kafka.seeks).toEqual([{ topic: 'visits', partition: 0, offset: '10' }]);
     await source.stop();
   });
 });
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}

@@ -8,7 +8,7 @@ import { encodeVisitEvent, readVisitTraces, VISIT_TRACES_HEADER } from '@shorten
 import { inLinkedSpan } from '@shortener/telemetry';
 import { ConsumerLagReader } from './consumer-lag';
 import { DeadLetterProducer, DLQ_PART_HEADER, type RejectedMessage } from './dead-letter.producer';
-import type { Unstored } from './visit-batch';
+import type { PreparedBatch, Unstored } from './visit-batch';
 import type { VisitSink, VisitSource } from './visit-source';
 
 type KafkaSourceConfig = Pick<
@@ -75,6 +75,12 @@ export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>
  * for their data), what it could not store is dead-lettered, and only then is the offset
  * committed; while PostgreSQL or Kafka fail, the same batch is retried, so nothing after it
  * is committed before it is stored. Partitions are processed side by side.
+ *
+ * Within a partition, a batch is prepared (parsed, enriched, its rows made) while the batch
+ * before it is still being stored: kafkajs hands a partition's next batch over only once the
+ * last one is resolved, so a batch is resolved as soon as its store has begun, and its offset
+ * committed once it is stored, in order. A batch given up uncommitted (shutdown, the group
+ * moving on) gives up the one after it too, and the partition is sought back to it.
  */
 export class KafkaVisitSource implements VisitSource {
   private consumer: Consumer | undefined;
@@ -84,6 +90,11 @@ export class KafkaVisitSource implements VisitSource {
   private sink: VisitSink | undefined;
   private lag: ConsumerLagReader | undefined;
   private readonly heartbeatMs: number;
+  /**
+   * Per partition (`topic:partition`), the batch being stored: true once stored and
+   * committed, false when it was given up (see handleBatch).
+   */
+  private readonly storing = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly kafka: Kafka,
@@ -122,6 +133,9 @@ export class KafkaVisitSource implements VisitSource {
     const consumer = this.consumer;
     this.consumer = undefined;
     try {
+      // The batches being stored finish (or give up) and are committed before the consumer
+      // leaves; the batch in kafkajs's hands sees `stopping` and starts no store.
+      await Promise.all(this.storing.values());
       await Promise.all([consumer?.disconnect(), this.lag?.stop()]);
     } finally {
       await this.deadLetters.close();
@@ -214,7 +228,50 @@ export class KafkaVisitSource implements VisitSource {
     const sink = this.sink;
     if (batch.isEmpty() || !sink) return;
     const finish = sink.metrics.batchDuration.startTimer();
+    const partition = `${batch.topic}:${batch.partition}`;
+    const before = this.storing.get(partition);
 
+    // Prepared while the partition's batch before is being stored (an outage of the day keys
+    // is retried as the store's is).
+    let plan: PreparedBatch<KafkaMessage> | undefined;
+    const prepare: Step = {
+      name: 'database',
+      run: async () => {
+        plan = await sink.prepare(
+          batch.messages.map((message) => ({ value: message.value, origin: message })),
+        );
+      },
+    };
+    const prepared = await this.heartbeating(payload, (lost) =>
+      this.untilDone(prepare, payload, sink, lost),
+    );
+    // Nothing is stored before the batch before is stored and committed; given up, it takes
+    // this one with it (the partition was sought back to it).
+    if (before !== undefined && !(await before)) return;
+    if (!prepared || plan === undefined || this.stopping.signal.aborted) return;
+
+    const stored = this.store(payload, sink, plan).then((done) => {
+      if (done) finish();
+      if (this.storing.get(partition) === stored) this.storing.delete(partition);
+      return done;
+    });
+    this.storing.set(partition, stored);
+    // kafkajs fetches the next batch once this one is resolved; it is committed once stored.
+    payload.resolveOffset(batch.lastOffset());
+  }
+
+  /**
+   * Stores a prepared batch, dead-letters what cannot be stored, then commits its offset:
+   * true once committed. False when it was given up, or stored but not committed (the
+   * group moved on): the partition is then sought back to the batch, so neither it nor
+   * anything after it is skipped (events already stored are skipped by id when it comes again).
+   */
+  private async store(
+    payload: EachBatchPayload,
+    sink: VisitSink,
+    plan: PreparedBatch<KafkaMessage>,
+  ): Promise<boolean> {
+    const { batch } = payload;
     // What cannot be stored for its data (the schema, or PostgreSQL refusing it) is
     // dead-lettered with the reason, so the offset moves on.
     let letters: RejectedMessage[] = [];
@@ -232,10 +289,7 @@ export class KafkaVisitSource implements VisitSource {
               'messaging.destination.partition.id': String(batch.partition),
               'messaging.batch.message_count': batch.messages.length,
             },
-            () =>
-              sink.ingest(
-                batch.messages.map((message) => ({ value: message.value, origin: message })),
-              ),
+            () => sink.storePlan(plan),
           );
           letters = unstored.map(rejectedMessage);
         },
@@ -255,28 +309,56 @@ export class KafkaVisitSource implements VisitSource {
         },
       },
     ];
-    // kafkajs heartbeats only between batches: heartbeating all along, so the group keeps
-    // the partition here however long the batch takes, in a transaction or in retries.
-    const stored = await this.heartbeating(payload, async (lost) => {
-      for (const step of steps) {
-        // Abandoned (stopping, or the partition moved to another member): nothing is
-        // resolved or committed, so the batch is fetched again from the last committed offset.
-        if (!(await this.untilDone(step, payload, sink, lost))) return false;
+    try {
+      // kafkajs heartbeats only between batches: heartbeating all along, so the group keeps
+      // the partition here however long the batch takes, in a transaction or in retries.
+      const stored = await this.heartbeating(payload, async (lost) => {
+        for (const step of steps) {
+          // Abandoned (stopping, or the partition moved to another member): nothing is
+          // committed, and the batch is fetched again.
+          if (!(await this.untilDone(step, payload, sink, lost))) return false;
+        }
+        return true;
+      });
+      if (stored) {
+        await payload.commitOffsetsIfNecessary({
+          topics: [
+            {
+              topic: batch.topic,
+              partitions: [{ partition: batch.partition, offset: nextOffset(batch) }],
+            },
+          ],
+        });
+        return true;
       }
-      return true;
-    });
-    if (!stored) return;
-
-    payload.resolveOffset(batch.lastOffset());
-    await payload.commitOffsetsIfNecessary({
-      topics: [
+    } catch (error) {
+      this.logger.warn(
         {
-          topic: batch.topic,
-          partitions: [{ partition: batch.partition, offset: nextOffset(batch) }],
+          err: error instanceof Error ? error.message : String(error),
+          partition: batch.partition,
+          offset: batch.firstOffset(),
         },
-      ],
-    });
-    finish();
+        'batch stored but its offset not committed; it will be read again',
+      );
+    }
+    this.rewind(payload);
+    return false;
+  }
+
+  /**
+   * Seeks the batch's partition back to the batch (already resolved, so kafkajs would fetch
+   * past it), unless stopping or another seek is pending. After a rebalance the partition
+   * starts from its committed offset anyway, and the seek is then ignored or refused.
+   */
+  private rewind(payload: EachBatchPayload): void {
+    const { batch } = payload;
+    const offset = batch.firstOffset();
+    if (offset === null || this.stopping.signal.aborted || payload.isStale()) return;
+    try {
+      this.consumer?.seek({ topic: batch.topic, partition: batch.partition, offset });
+    } catch {
+      // Not running any more: it restarts from the committed offset.
+    }
   }
 
   /**

@@ -5,7 +5,7 @@ import {
   type VisitEvent,
   type VisitEventParse,
 } from '@shortener/contracts';
-import type { VisitRow } from './ingest.repository';
+import type { PreparedVisits, VisitRow } from './ingest.repository';
 import type { ParsedUserAgent } from './user-agent.parser';
 
 /**
@@ -49,6 +49,14 @@ export interface BatchPlan<Origin> {
   rejected: Unstored<Origin>[];
   /** Events repeated inside the batch itself, stored once. */
   repeated: number;
+}
+
+/**
+ * A batch planned and its statements' parameters made (IngestService.prepare), ready to
+ * store while the batch before it is being stored.
+ */
+export interface PreparedBatch<Origin> extends BatchPlan<Origin> {
+  statements?: PreparedVisits;
 }
 
 /** What ingest adds to an event before storing it. */
@@ -115,6 +123,47 @@ export function unstorable(event: VisitEvent): string | undefined {
   return event.timestamp > MAX_TIMESTAMP_MS ? 'timestamp: out of range' : undefined;
 }
 
+/** Reads messages one at a time into a parsed batch (see parseBatch). */
+class BatchParser<Origin> {
+  readonly events: VisitEvent[] = [];
+  readonly origins: EventOrigin<Origin>[] = [];
+  readonly rejected: Unstored<Origin>[] = [];
+
+  /** Reads one message; answers how many events it held. */
+  add(item: Incoming<Origin>): number {
+    const message = decodeVisits(item.value);
+    if (!message.ok) {
+      this.rejected.push({ origin: item.origin, reason: message.reason });
+      return 1;
+    }
+    const { recorded } = message;
+    if (recorded === undefined) {
+      this.accept(message.events[0]!, { origin: item.origin });
+      return 1;
+    }
+    const count = recorded.length;
+    for (const [at, event] of recorded.entries()) {
+      const part = { index: at + 1, count, event };
+      this.accept(message.events[at]!, { origin: item.origin, part });
+    }
+    return count;
+  }
+
+  private accept(parsed: VisitEventParse, from: EventOrigin<Origin>): void {
+    const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
+    if (reason !== undefined || !parsed.ok) {
+      this.rejected.push({ ...from, reason: reason ?? 'invalid event' });
+      return;
+    }
+    this.events.push(parsed.event);
+    this.origins.push(from);
+  }
+
+  get parsed(): ParsedBatch<Origin> {
+    return { events: this.events, origins: this.origins, rejected: this.rejected };
+  }
+}
+
 /**
  * Parses and checks a batch: events to store, and those that cannot be, with their origins. A
  * message is one JSON event or a packed record of many (the contracts' decodeVisits reads
@@ -122,36 +171,35 @@ export function unstorable(event: VisitEvent): string | undefined {
  * fails its check is refused alone.
  */
 export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
-  const events: VisitEvent[] = [];
-  const origins: EventOrigin<Origin>[] = [];
-  const rejected: Unstored<Origin>[] = [];
-  const accept = (parsed: VisitEventParse, from: EventOrigin<Origin>): void => {
-    const reason = parsed.ok ? unstorable(parsed.event) : parsed.reason;
-    if (reason !== undefined || !parsed.ok) {
-      rejected.push({ ...from, reason: reason ?? 'invalid event' });
-      return;
-    }
-    events.push(parsed.event);
-    origins.push(from);
-  };
+  const parser = new BatchParser<Origin>();
+  for (const item of incoming) parser.add(item);
+  return parser.parsed;
+}
+
+/**
+ * Events between two turns of the event loop in the yielding parse and plan: a few
+ * milliseconds of work, so that I/O waiting meanwhile (the statements of the batch before,
+ * being stored) is answered promptly rather than after the whole batch.
+ */
+export const PLAN_SLICE_EVENTS = 250;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** parseBatch, letting the event loop turn every `slice` events or so. */
+export async function parseBatchYielding<Origin>(
+  incoming: readonly Incoming<Origin>[],
+  slice = PLAN_SLICE_EVENTS,
+): Promise<ParsedBatch<Origin>> {
+  const parser = new BatchParser<Origin>();
+  let read = 0;
   for (const item of incoming) {
-    const message = decodeVisits(item.value);
-    if (!message.ok) {
-      rejected.push({ origin: item.origin, reason: message.reason });
-      continue;
-    }
-    const { recorded } = message;
-    if (recorded === undefined) {
-      accept(message.events[0]!, { origin: item.origin });
-      continue;
-    }
-    const count = recorded.length;
-    for (const [at, event] of recorded.entries()) {
-      const part = { index: at + 1, count, event };
-      accept(message.events[at]!, { origin: item.origin, part });
+    read += parser.add(item);
+    if (read >= slice) {
+      read = 0;
+      await nextTurn();
     }
   }
-  return { events, origins, rejected };
+  return parser.parsed;
 }
 
 /**
@@ -174,24 +222,22 @@ export function planParsed<Origin>(
   return { visits, origins: sources.map((index) => origins[index]!), rejected, repeated };
 }
 
-/**
- * Rows for valid events, an event repeated inside the batch once; `sources` holds, for each
- * row, the index of the event it came from.
- */
-export function planEvents(
-  events: readonly VisitEvent[],
-  enrich: VisitEnrichment,
-): { visits: VisitRow[]; repeated: number; sources: number[] } {
-  const visits: VisitRow[] = [];
-  const sources: number[] = [];
-  const seen = new Set<string>();
-  for (const [index, event] of events.entries()) {
+/** Turns events into rows one at a time (see planEvents). */
+class EventPlanner {
+  readonly visits: VisitRow[] = [];
+  readonly sources: number[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly enrich: VisitEnrichment) {}
+
+  add(event: VisitEvent, index: number): void {
+    const { enrich } = this;
     const id = event.id.toLowerCase();
-    if (seen.has(id)) continue;
-    seen.add(id);
-    sources.push(index);
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    this.sources.push(index);
     const { platform, browser, device, bot } = enrich.userAgent(event.userAgent);
-    visits.push({
+    this.visits.push({
       id,
       urlId: event.urlID,
       timestamp: event.timestamp,
@@ -206,5 +252,39 @@ export function planEvents(
       visitor: enrich.visitor(utcDay(event.timestamp), event.ip, event.userAgent),
     });
   }
-  return { visits, repeated: events.length - visits.length, sources };
+
+  planned(events: number): { visits: VisitRow[]; repeated: number; sources: number[] } {
+    return { visits: this.visits, repeated: events - this.visits.length, sources: this.sources };
+  }
+}
+
+/**
+ * Rows for valid events, an event repeated inside the batch once; `sources` holds, for each
+ * row, the index of the event it came from.
+ */
+export function planEvents(
+  events: readonly VisitEvent[],
+  enrich: VisitEnrichment,
+): { visits: VisitRow[]; repeated: number; sources: number[] } {
+  const planner = new EventPlanner(enrich);
+  for (const [index, event] of events.entries()) planner.add(event, index);
+  return planner.planned(events.length);
+}
+
+/**
+ * planParsed, letting the event loop turn every `slice` events: the same rows, made while
+ * the batch before is being stored (the Kafka source overlaps the two).
+ */
+export async function planParsedYielding<Origin>(
+  { events, origins, rejected }: ParsedBatch<Origin>,
+  enrich: VisitEnrichment,
+  slice = PLAN_SLICE_EVENTS,
+): Promise<BatchPlan<Origin>> {
+  const planner = new EventPlanner(enrich);
+  for (let index = 0; index < events.length; index++) {
+    if (index > 0 && index % slice === 0) await nextTurn();
+    planner.add(events[index]!, index);
+  }
+  const { visits, repeated, sources } = planner.planned(events.length);
+  return { visits, origins: sources.map((index) => origins[index]!), rejected, repeated };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { IngestMetrics } from './ingest.metrics';
-import type { Incoming, Unstored } from './visit-batch';
+import type { PreparedBatch, Incoming, Unstored } from './visit-batch';
 
 /**
  * The one way into the store, for every source. `ingest` stores a batch and returns the events
@@ -10,6 +10,13 @@ import type { Incoming, Unstored } from './visit-batch';
  */
 export interface VisitSink {
   ingest<Origin>(incoming: readonly Incoming<Origin>[]): Promise<Unstored<Origin>[]>;
+  /**
+   * ingest in two steps, for a source that prepares a batch while the one before is stored:
+   * `prepare` parses, checks and enriches (no visit is written; it throws only in an outage),
+   * `storePlan` stores what it made, as ingest does.
+   */
+  prepare<Origin>(incoming: readonly Incoming<Origin>[]): Promise<PreparedBatch<Origin>>;
+  storePlan<Origin>(plan: PreparedBatch<Origin>): Promise<Unstored<Origin>[]>;
   readonly metrics: IngestMetrics;
   readonly logger: Logger;
 }

@@ -85,6 +85,65 @@ describe('monthly visit partitions', () => {
     await admin.end();
   });
 
+  it('stores with statement parameters made ahead exactly as without them', async () => {
+    const sums = async (urlId: string) => ({
+      visits: await count('SELECT count(*)::int AS n FROM analytics.visits WHERE url_id = $1', [
+        urlId,
+      ]),
+      linkStats: await count(
+        'SELECT coalesce(sum(visit_count), 0)::int AS n FROM analytics.link_stats WHERE url_id = $1',
+        [urlId],
+      ),
+      hours: await count(
+        'SELECT coalesce(sum(visits), 0)::int AS n FROM analytics.visit_hours WHERE url_id = $1',
+        [urlId],
+      ),
+      visitorDays: await count(
+        'SELECT count(*)::int AS n FROM analytics.visitor_days WHERE url_id = $1',
+        [urlId],
+      ),
+    });
+    const at = (minute: number) => `2026-10-05T10:${String(minute).padStart(2, '0')}:00Z`;
+    const fresh = Array.from({ length: 5 }, (_, i) => visit('Prep001', at(i)));
+    // All fresh: the prepared parameters serve (chunks of 2).
+    expect(await ingest.storeVisits(fresh, 2, await ingest.prepareVisits(fresh, 2))).toMatchObject({
+      stored: 5,
+      duplicates: 0,
+      ofDeletedLinks: 0,
+    });
+    expect(await sums('Prep001')).toEqual({ visits: 5, linkStats: 5, hours: 5, visitorDays: 5 });
+
+    // Two stored before: only the three new ones count anywhere.
+    const again = [
+      ...fresh.slice(0, 2),
+      ...Array.from({ length: 3 }, (_, i) => visit('Prep001', at(10 + i))),
+    ];
+    const outcome = await ingest.storeVisits(again, 2, await ingest.prepareVisits(again, 2));
+    expect(outcome).toMatchObject({ stored: 3, duplicates: 2, ofDeletedLinks: 0 });
+    expect(outcome.inserted.map((row) => row.id)).toEqual(again.slice(2).map((row) => row.id));
+    expect(await sums('Prep001')).toEqual({ visits: 8, linkStats: 8, hours: 8, visitorDays: 8 });
+
+    // All stored before: nothing counts.
+    expect(await ingest.storeVisits(again, 5, await ingest.prepareVisits(again, 5))).toMatchObject({
+      stored: 0,
+      duplicates: 5,
+    });
+    expect(await sums('Prep001')).toEqual({ visits: 8, linkStats: 8, hours: 8, visitorDays: 8 });
+
+    // A deleted link's visits are dropped, the others stored.
+    await database.dataSource.query(
+      `INSERT INTO analytics.deleted_links (url_id, deleted_at) VALUES ('Gone001', now())`,
+    );
+    const mixed = [visit('Gone001', at(20)), visit('Prep001', at(21)), visit('Gone001', at(22))];
+    expect(await ingest.storeVisits(mixed, 2, await ingest.prepareVisits(mixed, 2))).toMatchObject({
+      stored: 1,
+      duplicates: 0,
+      ofDeletedLinks: 2,
+    });
+    expect(await sums('Prep001')).toEqual({ visits: 9, linkStats: 9, hours: 9, visitorDays: 9 });
+    expect(await sums('Gone001')).toEqual({ visits: 0, linkStats: 0, hours: 0, visitorDays: 0 });
+  });
+
   it('stores an event once when it comes again claiming the next month', async () => {
     const id = randomUUID();
     const first = await ingest.storeVisits([visit('Bound01', '2026-10-31T23:59:59.999Z', id)], 10);
