@@ -4,9 +4,11 @@
 //
 // Two lanes run at once: Jest and the browser journeys on one broker; the fault and
 // hostile-input suites on a broker of their own (KAFKA_PORT 19092), their own database and
-// their own Redis index, then the web app's Vitest suite (which needs no servers). The fault scenarios kill their broker, drop their database and
-// flush their Redis index, so nothing of the other lane may share those; the PostgreSQL and
-// Redis servers are shared, which is what a fault scenario never stops (it cuts proxies).
+// their own Redis index, then the web app's Vitest suite (which needs no servers). The fault
+// scenarios kill their broker, drop their database and flush their Redis index, so nothing of
+// the other lane may share those; the PostgreSQL and Redis servers are shared, which is what a
+// fault scenario never stops (it cuts proxies). Once both lanes are done, the scenarios of
+// FAULTS_ALONE run with the machine to themselves.
 //
 //   npm test                   everything
 //   npm test -- --keep-infra   leave what it started running (faster reruns)
@@ -42,6 +44,14 @@ function testServers(databaseName = 'shortener_test', redisIndex = 1) {
 const FAULTS_KAFKA_PORT = '19092';
 const FAULTS_DATABASE = 'shortener_faults';
 const FAULTS_REDIS_INDEX = 3;
+/**
+ * Fault scenarios run once both lanes are done, with the machine to themselves: scenario 8
+ * holds 99.9% of redirects through a minute without Redis, when a redirect not in memory
+ * waits on the links service, within its 2 s; beside the other lane's suites on 2 cores,
+ * 39 of 31,000 such lookups were late (a 503), which says more about the starved machine than
+ * about the outage.
+ */
+const FAULTS_ALONE = ['tests/faults/dependency-outages.fault-spec.ts'];
 
 /** infra.mjs in a child process, for the fault lane's broker: KAFKA_PORT is read as it loads. */
 const faultsInfra = (args, env) =>
@@ -191,15 +201,18 @@ async function main() {
 
     const faultsLog = path.join(artifacts, 'faults.log');
     const vitestLog = path.join(artifacts, 'vitest.log');
-    const runFaults = async (log) => {
+    /** `only`: those scenarios alone; `except`: all others (Jest path patterns). */
+    const runFaults = async (log, { name = 'faults', only = [], except = [] } = {}) => {
       if (!faultsInfraUp) {
-        failures.push('faults (their broker did not start)');
+        failures.push(`${name} (their broker did not start)`);
         return;
       }
-      await suite('faults', jestWith('tests/faults/jest.config.js'), countJest, {
-        suiteEnv: faultsEnv,
-        log,
-      });
+      const args = [
+        ...jestWith('tests/faults/jest.config.js'),
+        ...(except.length > 0 ? ['--testPathIgnorePatterns', ...except] : []),
+        ...only,
+      ];
+      await suite(name, args, countJest, { suiteEnv: faultsEnv, log });
     };
     const runVitest = (log) =>
       suite('vitest', ['vitest', 'run', '--reporter=default', '--reporter=json'], countVitest, {
@@ -211,7 +224,7 @@ async function main() {
     const secondLane = summary.kafka.external
       ? null
       : (async () => {
-          await runFaults(faultsLog);
+          await runFaults(faultsLog, { except: FAULTS_ALONE });
           await runVitest(vitestLog);
         })();
     if (secondLane) {
@@ -239,6 +252,8 @@ async function main() {
       if (existsSync(faultsLog)) process.stdout.write(readFileSync(faultsLog, 'utf8'));
       section('frontend (Vitest; beside the others; its output)');
       if (existsSync(vitestLog)) process.stdout.write(readFileSync(vitestLog, 'utf8'));
+      section('the fault scenario that runs alone');
+      await runFaults(undefined, { name: 'faults-alone', only: FAULTS_ALONE });
     } else {
       section('frontend (Vitest)');
       await runVitest();

@@ -15,7 +15,7 @@ import {
 import { Browser } from '../api/support/browser';
 import { signIn } from '../api/support/sign-in';
 import { brokerReachable, killBroker, startBroker, usesLocalBroker } from './support/kafka-control';
-import { RedirectLoad } from './support/load';
+import { RedirectLoad, type Answer } from './support/load';
 import {
   checkStorage,
   createLinks,
@@ -82,6 +82,35 @@ function watchReadiness(instances: () => ServiceProcess[]) {
       await done;
     },
   };
+}
+
+/**
+ * Answers other than a 302 by status: how many, and the first ten as when each was asked
+ * for (seconds after the load began, and after Redis or Kafka went away) and how long it took.
+ */
+function otherAnswers(
+  answers: readonly Answer[],
+  loadStart: number,
+  redisDownAt: number,
+  kafkaDownAt: number,
+): string {
+  if (answers.length === 0) return 'none';
+  const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+  const phase = (at: number): string =>
+    at >= kafkaDownAt
+      ? `Kafka away +${seconds(at - kafkaDownAt)} s`
+      : at >= redisDownAt
+        ? `Redis away +${seconds(at - redisDownAt)} s`
+        : 'before the outages';
+  return answers
+    .slice(0, 10)
+    .map(
+      (answer) =>
+        `${answer.status} asked at ${seconds(answer.sentAt - loadStart)} s (${phase(answer.sentAt)}), ` +
+        `took ${answer.answeredAt - answer.sentAt} ms`,
+    )
+    .concat(answers.length > 10 ? [`and ${answers.length - 10} more`] : [])
+    .join(', ');
 }
 
 describe('scenario 8: Redis, then Kafka, away for a minute each behind Service-like routers', () => {
@@ -185,11 +214,16 @@ describe('scenario 8: Redis, then Kafka, away for a minute each behind Service-l
       }
 
       const readiness = watchReadiness(() => SERVICES.flatMap((name) => fault.all(name)));
+      // Answers other than a 302, for the report: when each was asked for, and how long it took.
+      const other: Answer[] = [];
       load = new RedirectLoad({
         targets: [redirects],
         expected: hot,
         ratePerSecond: RATE,
         durationMs: 2 * OUTAGE_MS + 35_000,
+        onAnswer: (answer) => {
+          if (answer.status !== 302) other.push(answer);
+        },
       });
       await sleep(3000);
 
@@ -290,7 +324,8 @@ describe('scenario 8: Redis, then Kafka, away for a minute each behind Service-l
           `readiness samples ${readiness.samples}, not ready ${readiness.notReady.length}; ` +
           `routers refused ${JSON.stringify(refused)} (while starting ` +
           `${JSON.stringify(refusedAtStart)}); deleted link redirected after its memory ` +
-          `lifetime ${doomedStaleAfterDelete} times; failed probes ` +
+          `lifetime ${doomedStaleAfterDelete} times; answers other than a 302 ` +
+          `${otherAnswers(other, result.startedAt, redisDownAt, kafkaDownAt)}; failed probes ` +
           JSON.stringify(
             SERVICES.flatMap((name) =>
               fault.router(name).failedProbes.map((probe) => `${name} ${probe}`),
