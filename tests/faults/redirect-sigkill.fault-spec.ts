@@ -20,9 +20,13 @@ import {
 // folder (VISIT_SPOOL_DIR, an emptyDir in Kubernetes). Every visit answered with a 302 must
 // be stored exactly once: those Kafka had not acknowledged come back from the spool, and
 // those it had are published again and skipped by event id. Publishing only every 2 s makes
-// sure there are visits waiting at the kill.
+// sure there are visits waiting at the kill. A request the process had read when it died
+// gets no answer (its client sees the connection reset), yet its visit may have reached the
+// spool in the turn it was read: such a visit is stored at most once.
 
 const RATE = 1000;
+
+const sum = (values: Iterable<number>): number => [...values].reduce((a, b) => a + b, 0);
 
 function recoveredAtStart(service: ServiceProcess): number {
   for (const line of service.output().split('\n')) {
@@ -81,6 +85,15 @@ describe('scenario 9: the redirect instance is SIGKILLed under load and restarte
 
     const stored = await settledCounts(stack!, result.served, 60_000);
     const counts = tally(result.served, stored);
+    // Requests in flight at the kill, by code: their visits may be stored, unanswered.
+    const unanswered = new Map<string, number>();
+    for (const failure of result.failures) {
+      if (failure.code !== 'ECONNRESET') continue;
+      unanswered.set(failure.link, (unanswered.get(failure.link) ?? 0) + 1);
+    }
+    const beyondUnanswered = [...stored]
+      .filter(([code, n]) => n > (result.served.get(code) ?? 0) + (unanswered.get(code) ?? 0))
+      .map(([code, n]) => `${code}: served ${result.served.get(code) ?? 0}, stored ${n}`);
     const storage = await checkStorage([...result.served.keys()]);
     const recovered = recoveredAtStart(after);
     report(
@@ -88,14 +101,17 @@ describe('scenario 9: the redirect instance is SIGKILLed under load and restarte
       result,
       counts,
       `visits queued at the kill ${queued} (spool segments ${spooledFiles}), ` +
-        `published again from the spool ${recovered}`,
+        `published again from the spool ${recovered}; stored though unanswered ` +
+        `${counts.doubled} (of ${sum(unanswered.values())} reset at the kill)`,
     );
 
     // The kill found visits not yet published, and the next process found them on disk.
     expect(queued).toBeGreaterThan(0);
     expect(recovered).toBeGreaterThanOrEqual(queued);
-    expect(counts.mismatched).toEqual([]);
-    expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
+    // Every answered visit stored, none more than once, and no visit but those answered or
+    // cut off by the kill.
+    expect(counts.lost).toBe(0);
+    expect(beyondUnanswered).toEqual([]);
     expect(storage.duplicateIds).toBe(0);
     expect(storage.statsMismatches).toEqual([]);
   });

@@ -58,8 +58,11 @@ export interface LoadResult {
   /** Every final outcome: HTTP status, 'wrong-location', or an error code. */
   outcomes: Map<string, number>;
   failovers: number;
-  /** Requests that failed without an answer: when, to which target, why, on a reused socket? */
-  failures: { at: number; target: string; code: string; reused: boolean }[];
+  /**
+   * Requests that failed without an answer: when, to which target, why (`code`: the error's),
+   * on a reused socket?, and the short code asked for (`link`).
+   */
+  failures: { at: number; target: string; code: string; reused: boolean; link: string }[];
   /** Latency of every answered request, milliseconds, with the time it was sent. */
   latencies: { at: number; ms: number }[];
   startedAt: number;
@@ -207,9 +210,15 @@ export class RedirectLoad {
         req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })),
       );
       req.on('error', (error: NodeJS.ErrnoException) => {
-        const code = error.code ?? 'EUNKNOWN';
-        this.result.failures.push({ at: Date.now(), target, code, reused: req.reusedSocket });
-        resolve(code);
+        const why = error.code ?? 'EUNKNOWN';
+        this.result.failures.push({
+          at: Date.now(),
+          target,
+          code: why,
+          reused: req.reusedSocket,
+          link: code,
+        });
+        resolve(why);
       });
       req.end();
     }).then((outcome) => {
