@@ -131,3 +131,12 @@ export async function startService(
   }
   return service;
 }
+
+/** Waits until a service answers /readyz on its ops URL (its dependencies are usable). */
+export function untilReady(service: ServiceProcess, timeoutMs = 20_000): Promise<boolean> {
+  return waitFor(async () => (await fetch(`${service.opsUrl}/readyz`)).ok, {
+    what: `${service.name} on port ${service.port} to answer /readyz`,
+    timeoutMs,
+    intervalMs: 50,
+  });
+}

@@ -5,9 +5,8 @@ import path from 'node:path';
 import { startEdge, type EdgeProcess } from './edge';
 import { testServers } from './env';
 import { freePort } from './ports';
-import { startService, type ServiceProcess } from './service-process';
+import { startService, untilReady, type ServiceProcess } from './service-process';
 import { ServiceRouter } from './service-router';
-import { waitFor } from './wait';
 import { publicService, REPO_ROOT, serviceList, startOrder, type ServiceName } from './services';
 
 export interface Stack {
@@ -79,12 +78,6 @@ export interface StackOptions {
    * services that load more at start-up (tracing on).
    */
   healthTimeoutMs?: number;
-  /**
-   * Whether startStack waits, once every service has started, until each answers /readyz
-   * (true unless given). A service answers /healthz before it has its database, so a call
-   * made in between is a 503; false for a test that starts a stack with a dependency away.
-   */
-  ready?: boolean;
 }
 
 /**
@@ -251,22 +244,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       throw error;
     }
   }
-  if (options.ready !== false) {
-    try {
-      await Promise.all(
-        [...instances.values()].flat().map((instance) =>
-          waitFor(async () => (await fetch(`${instance.opsUrl}/readyz`)).ok, {
-            timeoutMs: options.healthTimeoutMs ?? 20_000,
-            intervalMs: 50,
-            what: `${instance.name} on port ${instance.port} to answer /readyz`,
-          }),
-        ),
-      );
-    } catch (error) {
-      const output = stack.output();
-      await stack.stop();
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
-    }
+  // A service answers /healthz before it has its database, so a call made in between is a
+  // 503: the stack is handed over once every instance is ready.
+  try {
+    await Promise.all(
+      [...instances.values()]
+        .flat()
+        .map((instance) => untilReady(instance, options.healthTimeoutMs ?? 20_000)),
+    );
+  } catch (error) {
+    const output = stack.output();
+    await stack.stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output}`);
   }
   return stack;
 }

@@ -6,7 +6,7 @@ import { internalApi } from '@shortener/contracts';
 import {
   startStack,
   testServers,
-  waitFor,
+  untilReady,
   type ServiceProcess,
   type Stack,
   type StackOptions,
@@ -44,11 +44,7 @@ export const FaultStack = {
 
 /** Waits until a service says its dependencies (for analytics: its group) are reachable. */
 export function ready(service: ServiceProcess, timeoutMs = 45_000): Promise<boolean> {
-  return waitFor(async () => (await fetch(`${service.opsUrl}/readyz`)).ok, {
-    what: `${service.name} on port ${service.port} ready`,
-    timeoutMs,
-    intervalMs: 200,
-  });
+  return untilReady(service, timeoutMs);
 }
 
 /** Fresh links for one scenario: code -> the Location a redirect must answer with. */
