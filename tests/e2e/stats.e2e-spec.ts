@@ -228,10 +228,18 @@ describe('the Stats section of a link', () => {
     );
     expect(await total('People').textContent()).toBe('3');
     expect(await total('Bots').textContent()).toBe('1');
-    expect(await total('Unique visitors').textContent()).toBe('3');
+    // When the page's answer came before the visits were stored, the live stream counted
+    // them (seen in CI: 4 visits, 0 unique visitors): the page counts them again by itself.
+    await eventually(
+      async () => {
+        expect(await total('Unique visitors').textContent()).toBe('3');
+        expect(await entries(list('Referrers'))).toEqual(['Direct 3', 'news.example.org 1']);
+      },
+      { timeoutMs: 20_000, intervalMs: 500 },
+    );
+    expect(await total('Visits').textContent()).toBe('4');
     expect(await entries(list('Countries'))).toEqual(['United States (US) 3', 'Australia (AU) 1']);
     expect(await entries(list('Devices'))).toEqual(['Desktop 2', 'Bot 1', 'Phone 1']);
-    expect(await entries(list('Referrers'))).toEqual(['Direct 3', 'news.example.org 1']);
     expect(await entries(list('OS'))).toEqual(expect.arrayContaining(['Windows 2', 'iOS 1']));
     expect(await entries(list('Browsers'))).toEqual(
       expect.arrayContaining(['Chrome 2', 'Mobile Safari 1']),

@@ -7,6 +7,7 @@ import { aLink, aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
 import { REFETCH_MIN_MS } from '../hooks/use-live-visits';
+import { LIVE_RECOUNT_MS } from '../hooks/use-stats';
 import { pngScale, qrSvg } from './qr-code';
 
 const HOUR = 3_600_000;
@@ -401,6 +402,45 @@ describe('the Stats section of a link', () => {
     // An event that is not a visit changes nothing.
     act(() => source?.send('visit', { _id: 'broken' }));
     expect(total('Visits')).toBe('7');
+  });
+
+  it('counts unique visitors and referrers again once a burst of live visits has passed', async () => {
+    // The page's first answer came before the visits were stored (seen in a browser journey:
+    // 4 visits live, 0 unique visitors): only the server can tell who is new and from where.
+    let stored = false;
+    const fetchMock = mockFetch((url) =>
+      url.startsWith('/api/stats/')
+        ? jsonResponse(
+            200,
+            stored
+              ? aStats({
+                  totals: { visits: 7, humans: 6, bots: 1, uniqueVisitors: 4 },
+                  referrers: [
+                    { name: '(direct)', visits: 5 },
+                    { name: 'news.example', visits: 2 },
+                  ],
+                })
+              : aStats(),
+          )
+        : jsonResponse(404, { message: 'unexpected' }),
+    );
+    const source = await openLiveDetail();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+
+    stored = true;
+    act(() => source?.send('visit', liveVisit));
+    act(() => source?.send('visit', { ...liveVisit, _id: 'live-2' }));
+    expect(total('Visits')).toBe('7');
+    expect(total('Unique visitors')).toBe('3');
+    expect(statsCalls(fetchMock)).toHaveLength(1);
+
+    await act(() => vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS));
+    await waitFor(() => expect(total('Unique visitors')).toBe('4'));
+    expect(total('Visits')).toBe('7');
+    expect(list('Referrers')).toEqual(['Direct5', 'news.example2']);
+    // One fetch for the burst, and none while no visit comes.
+    await act(() => vi.advanceTimersByTimeAsync(3 * LIVE_RECOUNT_MS));
+    expect(statsCalls(fetchMock)).toHaveLength(2);
   });
 
   it('says when the stream is reconnecting, and stops when the session ends or the page is left', async () => {

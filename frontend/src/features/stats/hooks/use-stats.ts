@@ -9,6 +9,14 @@ import { useSession } from '../../auth';
 import { getStats } from '../api/get-stats';
 import { applyVisit } from '../lib/apply-visit';
 
+/**
+ * How long after a live visit the stats are fetched again: a live visit cannot tell whether
+ * its visitor is new, nor where it came from, so unique visitors and referrers are only right
+ * once the server counts them (and a visit announced while an answer was on its way is
+ * counted then). One fetch per burst of visits, at most this often.
+ */
+export const LIVE_RECOUNT_MS = 5000;
+
 export interface StatsState {
   range: StatsRange;
   stats: LinkStats | null;
@@ -55,14 +63,31 @@ export function useStats(urlID: string): Stats {
     setState((current) => (current.range === range ? current : { ...current, range }));
   }, []);
   const retry = useCallback(() => setAttempt((count) => count + 1), []);
-  const addVisit = useCallback((visit: LiveVisit) => {
-    // While an answer is on its way, it counts the visit itself.
-    setState((current) =>
-      current.status === 'ready' && current.stats
-        ? { ...current, stats: applyVisit(current.stats, visit) }
-        : current,
-    );
-  }, []);
+  const recount = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(
+    () => () => {
+      clearTimeout(recount.current);
+      recount.current = undefined;
+    },
+    [urlID],
+  );
+  const addVisit = useCallback(
+    (visit: LiveVisit) => {
+      // While an answer is on its way, it may count the visit itself; the recount settles it.
+      setState((current) =>
+        current.status === 'ready' && current.stats
+          ? { ...current, stats: applyVisit(current.stats, visit) }
+          : current,
+      );
+      if (recount.current === undefined) {
+        recount.current = setTimeout(() => {
+          recount.current = undefined;
+          retry();
+        }, LIVE_RECOUNT_MS);
+      }
+    },
+    [retry],
+  );
 
   return { ...state, setRange, retry, addVisit };
 }
