@@ -10,7 +10,7 @@
 //   node bench/pipeline.mjs [--events 1800000] [--seconds 60] [--samples 100] [--format records|json]
 //                           [--only ingest|visibility] [--analytics-env '{"INGEST_CONCURRENCY": "4"}']
 //   --only ingest runs part 1 alone (ingest and its raw baseline), --only visibility parts 2-3.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
@@ -20,6 +20,7 @@ import { encodeVisits, VISITS_TOPIC } from '../packages/contracts/dist/index.js'
 import { KafkaVisitPublisher } from '../services/redirect/dist/visit-publishers.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
 import { cpuMeter, rssMb, rssPeak, stackGroups } from './proc.mjs';
+import { visitId } from './visit-id.mjs';
 import { rawInsert } from './raw-insert.mjs';
 import { createLink, whenReady } from './stack.mjs';
 
@@ -50,16 +51,6 @@ const USER_AGENTS = Array.from(
 const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const randomCode = () =>
   Array.from({ length: 7 }, () => CODE_ALPHABET[Math.floor(Math.random() * 62)]).join('');
-
-/** A visit id as the redirect service makes them: a UUIDv7 of the visit's time (visit-queue.ts). */
-function visitId(timestamp) {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(timestamp, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

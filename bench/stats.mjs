@@ -1,8 +1,9 @@
 // Stats benchmark (a measurement, not a test). In one run on this machine:
 //   1. ingest with the stats rollups: a backlog of visit events for one link (spread over 30
 //      days, 50 User-Agents, 500 addresses in many countries, a few referrers) on a topic of
-//      its own, consumed by a fresh analytics service: visits stored per second, and the
-//      service's CPU time a visit;
+//      its own, in the order they happened and with ids as the redirect makes them (UUIDv7 of
+//      the visit's time), consumed by a fresh analytics service: visits stored per second, and
+//      the CPU time a visit of the service and of PostgreSQL;
 //   2. beside it, the baseline: the same number of rows written into a plain table by raw
 //      multi-row INSERTs (the consumer's chunk size, one connection, no rollups, no checks);
 //      the ratio of the two;
@@ -22,8 +23,9 @@ import { InternalClient } from '../packages/chassis/dist/index.js';
 import { encodeVisits, internalApi } from '../packages/contracts/dist/index.js';
 import { KafkaVisitPublisher } from '../services/redirect/dist/visit-publishers.js';
 import { startStack, testServers, waitFor } from '../packages/testkit/dist/index.js';
-import { cpuMeter } from './proc.mjs';
+import { cpuMeter, stackGroups } from './proc.mjs';
 import { rawInsert } from './raw-insert.mjs';
+import { visitId } from './visit-id.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -67,12 +69,14 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** The i-th visit of the backlog: the first 30 days ago, the last at `now`. */
 function event(i, now) {
+  const timestamp = now - Math.floor(((EVENTS - 1 - i) / EVENTS) * 30 * DAY);
   return {
     schemaVersion: 1,
-    id: randomUUID(),
+    id: visitId(timestamp),
     urlID: code,
-    timestamp: now - Math.floor((i / EVENTS) * 30 * DAY),
+    timestamp,
     ip: ADDRESSES[i % ADDRESSES.length],
     userAgent: USER_AGENTS[(i * 7) % USER_AGENTS.length],
     referrer: REFERRERS[i % REFERRERS.length],
@@ -139,18 +143,19 @@ async function main() {
     await waitFor(async () => (await count()) > 0, { timeoutMs: 120_000, what: 'first visits' });
     const start = { at: Date.now(), n: await count() };
     const pid = stack.get('analytics').child.pid;
-    const meter = cpuMeter([['analytics', (p) => p.pid === pid]]);
+    const meter = cpuMeter(stackGroups({ analytics: pid }));
     await waitFor(async () => (await count()) >= EVENTS, {
       timeoutMs: 30 * 60_000,
       intervalMs: 1000,
       what: 'every visit stored',
     });
     const ingestRate = (EVENTS - start.n) / ((Date.now() - start.at) / 1000);
-    const analyticsCpu = meter().analytics;
+    const perVisit = (seconds) => ((seconds * 1e6) / (EVENTS - start.n)).toFixed(1);
+    const cpu = meter();
     const now = Date.now();
     const rawRate = await rawInsert(db, EVENTS, (i) => event(i, now));
     console.log(
-      `1. ingest with rollups: ${Math.round(ingestRate)} visits/s; the consumer's CPU ${((analyticsCpu * 1e6) / (EVENTS - start.n)).toFixed(1)} µs a visit`,
+      `1. ingest with rollups: ${Math.round(ingestRate)} visits/s; CPU a visit: the consumer ${perVisit(cpu.analytics)} µs, PostgreSQL ${perVisit(cpu.postgresql)} µs`,
     );
     console.log(`2. raw multi-row insert, same rows: ${Math.round(rawRate)} rows/s`);
     console.log(`   ratio ingest / raw: ${(ingestRate / rawRate).toFixed(2)} (goal >= 0.5)`);

@@ -1,0 +1,12 @@
+// Visit ids for the ingest benchmarks, made as the redirect service makes them.
+import { randomBytes } from 'node:crypto';
+
+/** A UUIDv7 of the visit's time (services/redirect/src/visit-queue.ts's VisitIds). */
+export function visitId(timestamp) {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(timestamp, 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
