@@ -2,7 +2,8 @@
 // core 0 and everything else on core 1, so the ratio says what the code costs, not who else
 // got the core. The redirect service and a bare node:http 302 server take turns on core 0
 // under the same wrk settings (1 thread, 64 connections, 8 s), twice each, alternating, after
-// a 2 s warm-up each; the analytics consumer is paused during the load runs (as if consumers
+// an 8 s warm-up each (after 2 s, both servers' first round still had twice the p99 of their
+// second: code and heap still settling); the analytics consumer is paused during the load runs (as if consumers
 // ran elsewhere) and catches up afterwards; every other process of the machine that can be
 // moved (PostgreSQL, Redis, the Kafka broker, the other services, this script, wrk, and
 // whatever else runs there) is on core 1. Affinities are put back afterwards.
@@ -15,6 +16,8 @@ import { cpuMeter, rssPeak } from './proc.mjs';
 
 const WRK = { threads: 1, connections: 64, seconds: 8 };
 const ROUNDS = 2;
+/** Seconds of load each server gets on its core before the rounds count. */
+const WARM_UP_SECONDS = 8;
 
 function hasWrk() {
   try {
@@ -200,8 +203,8 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
   consumer.kill('SIGSTOP');
   try {
     // Each server's code warmed up on its core (the bare server is new) before it counts.
-    await wrk(bare.url, script, 2);
-    await wrk(redirect.url, script, 2);
+    await wrk(bare.url, script, WARM_UP_SECONDS);
+    await wrk(redirect.url, script, WARM_UP_SECONDS);
     for (let round = 0; round < ROUNDS; round += 1) {
       runs.bare.push(await measured(bare.url, bare.pid));
       runs.redirect.push(await measured(redirect.url, redirect.child.pid));
@@ -229,7 +232,8 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
   const bestRedirect = best(runs.redirect);
   console.log(
     `pinned (redirect or bare server on core 0, all else on core 1; wrk -t${WRK.threads} ` +
-      `-c${WRK.connections} -d${WRK.seconds}s, ${ROUNDS} rounds alternating, analytics paused):`,
+      `-c${WRK.connections} -d${WRK.seconds}s, ${ROUNDS} rounds alternating, ` +
+      `each server warmed up for ${WARM_UP_SECONDS} s first, analytics paused):`,
   );
   console.table(
     [...runs.bare.map((r) => ({ server: 'bare node:http 302', ...r }))].concat(
