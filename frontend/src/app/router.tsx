@@ -8,7 +8,14 @@ import { RouteError } from './routes/route-error';
 // what it needs (the build prints that figure, vite/initial-js-budget.ts).
 const ProfileRoute = lazyPage(async () => (await import('./routes/profile')).ProfileRoute);
 const LinkDetailRoute = lazyPage(
-  async () => (await import('./routes/link-detail')).LinkDetailRoute,
+  async () => {
+    // The detail leads with its stats, a chunk of their own: fetched beside the page's chunk
+    // rather than once the page has rendered. Should it fail, the stats ask for it again and say
+    // so in their section.
+    import('../features/stats/components/stats-section').catch(() => undefined);
+    return (await import('./routes/link-detail')).LinkDetailRoute;
+  },
+  { tall: true },
 );
 const TermsRoute = lazyPage(async () => (await import('./routes/terms')).TermsRoute);
 const PrivacyPolicyRoute = lazyPage(

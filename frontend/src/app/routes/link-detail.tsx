@@ -39,7 +39,11 @@ function FindLink({ id, user }: { id: string; user: UserData }) {
     return <LinkPage key={lookup.link.urlID} link={lookup.link} reload={reload} onGone={gone} />;
   }
   if (lookup.status === 'missing') return <UrlNotFound />;
-  return <Loading />;
+  return (
+    <div className="tall-pending">
+      <Loading />
+    </div>
+  );
 }
 
 /**

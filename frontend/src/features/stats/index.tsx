@@ -29,7 +29,13 @@ class StatsBoundary extends Component<{ children: ReactNode }, { failed: boolean
 export function LinkStats(props: StatsSectionProps) {
   return (
     <StatsBoundary>
-      <Suspense fallback={<Loading>Loading stats…</Loading>}>
+      <Suspense
+        fallback={
+          <div className={props.visitCount === 0 ? undefined : 'tall-pending'}>
+            <Loading>Loading stats…</Loading>
+          </div>
+        }
+      >
         <StatsSection {...props} />
       </Suspense>
     </StatsBoundary>

@@ -73,6 +73,8 @@ export default function StatsSection({
   // A link nobody visited yet: one line, not zero tiles, empty lists and an empty CSV. It
   // grows into the whole section with its first visit (the live stream counts it).
   const empty = visitCount === 0 && (stats?.totals.visits ?? 0) === 0;
+  // Room kept for the numbers on their way (global.css).
+  const pending = stats === null && status === 'loading' && visitCount !== 0;
   const previous = stats?.previous;
   const change = (current: number, before: number | undefined) =>
     previous && before !== undefined && stats.range !== 'all'
@@ -120,7 +122,11 @@ export default function StatsSection({
           {`Stats could not be loaded: ${error ?? ''}`}
         </ErrorMessage>
       )}
-      {status === 'loading' && !stats && <Loading>Loading stats…</Loading>}
+      {status === 'loading' && !stats && (
+        <div className={pending ? 'tall-pending' : undefined}>
+          <Loading>Loading stats…</Loading>
+        </div>
+      )}
 
       {stats && !empty && (
         <div className="stats__body" aria-busy={status === 'loading'}>
