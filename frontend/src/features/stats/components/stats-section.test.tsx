@@ -441,6 +441,13 @@ describe('the Stats section of a link', () => {
     // One fetch for the burst, and none while no visit comes.
     await act(() => vi.advanceTimersByTimeAsync(3 * LIVE_RECOUNT_MS));
     expect(statsCalls(fetchMock)).toHaveLength(2);
+
+    // A fetch for another reason after a visit counts it: no recount after that one.
+    act(() => source?.send('visit', { ...liveVisit, _id: 'live-3' }));
+    act(() => source?.send('refetch', {}));
+    await waitFor(() => expect(statsCalls(fetchMock)).toHaveLength(3));
+    await act(() => vi.advanceTimersByTimeAsync(2 * LIVE_RECOUNT_MS));
+    expect(statsCalls(fetchMock)).toHaveLength(3);
   });
 
   it('says when the stream is reconnecting, and stops when the session ends or the page is left', async () => {

@@ -45,6 +45,9 @@ export function useStats(urlID: string): Stats {
   // Only the newest request may change what is shown.
   const latest = useRef(0);
 
+  // A recount waiting after live visits (LIVE_RECOUNT_MS).
+  const recount = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
   useEffect(() => {
     const request = ++latest.current;
     setState((current) => ({ ...current, status: 'loading', error: null }));
@@ -57,20 +60,17 @@ export function useStats(urlID: string): Stats {
         setState((current) => ({ ...current, status: 'error', error: result.message }));
       }
     });
+    // The next fetch (or leaving the page) makes a waiting recount needless.
+    return () => {
+      clearTimeout(recount.current);
+      recount.current = undefined;
+    };
   }, [urlID, state.range, attempt, signOut]);
 
   const setRange = useCallback((range: StatsRange) => {
     setState((current) => (current.range === range ? current : { ...current, range }));
   }, []);
   const retry = useCallback(() => setAttempt((count) => count + 1), []);
-  const recount = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(
-    () => () => {
-      clearTimeout(recount.current);
-      recount.current = undefined;
-    },
-    [urlID],
-  );
   const addVisit = useCallback(
     (visit: LiveVisit) => {
       // While an answer is on its way, it may count the visit itself; the recount settles it.
