@@ -97,7 +97,9 @@ describe('Visitors of a link', () => {
     expect(visitorList().getAllByRole('listitem')).toHaveLength(1);
     // Not the visitors (the stats beside them fetch their own numbers, sooner or later).
     expect(
-      fetchMock.mock.calls.filter(([url]) => String(url).startsWith('/api/visitors/')),
+      fetchMock.mock.calls
+        .map(([url]) => url as string)
+        .filter((url) => url.startsWith('/api/visitors/')),
     ).toEqual([]);
 
     await user.click(visitorList().getByRole('button', { name: 'Refresh' }));
