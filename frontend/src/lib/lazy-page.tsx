@@ -26,14 +26,8 @@ export function lazyPage(
   function Page() {
     // Chosen once per mount: switching types later would remount the page and lose its state.
     const [Component] = useState<ComponentType>(() => loaded ?? Suspending);
-    return tall && Component === Suspending ? (
-      <Suspense
-        fallback={
-          <div className="tall-pending">
-            <Loading />
-          </div>
-        }
-      >
+    return tall ? (
+      <Suspense fallback={<Loading tall />}>
         <Component />
       </Suspense>
     ) : (

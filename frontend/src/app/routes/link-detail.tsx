@@ -39,11 +39,7 @@ function FindLink({ id, user }: { id: string; user: UserData }) {
     return <LinkPage key={lookup.link.urlID} link={lookup.link} reload={reload} onGone={gone} />;
   }
   if (lookup.status === 'missing') return <UrlNotFound />;
-  return (
-    <div className="tall-pending">
-      <Loading />
-    </div>
-  );
+  return <Loading tall />;
 }
 
 /**

@@ -29,13 +29,7 @@ class StatsBoundary extends Component<{ children: ReactNode }, { failed: boolean
 export function LinkStats(props: StatsSectionProps) {
   return (
     <StatsBoundary>
-      <Suspense
-        fallback={
-          <div className={props.visitCount === 0 ? undefined : 'tall-pending'}>
-            <Loading>Loading stats…</Loading>
-          </div>
-        }
-      >
+      <Suspense fallback={<Loading tall={props.visitCount !== 0}>Loading stats…</Loading>}>
         <StatsSection {...props} />
       </Suspense>
     </StatsBoundary>

@@ -73,8 +73,6 @@ export default function StatsSection({
   // A link nobody visited yet: one line, not zero tiles, empty lists and an empty CSV. It
   // grows into the whole section with its first visit (the live stream counts it).
   const empty = visitCount === 0 && (stats?.totals.visits ?? 0) === 0;
-  // Room kept for the numbers on their way (global.css).
-  const pending = stats === null && status === 'loading' && visitCount !== 0;
   const previous = stats?.previous;
   const change = (current: number, before: number | undefined) =>
     previous && before !== undefined && stats.range !== 'all'
@@ -123,9 +121,8 @@ export default function StatsSection({
         </ErrorMessage>
       )}
       {status === 'loading' && !stats && (
-        <div className={pending ? 'tall-pending' : undefined}>
-          <Loading>Loading stats…</Loading>
-        </div>
+        // Room kept for the numbers on their way, unless the link has none to show.
+        <Loading tall={visitCount !== 0}>Loading stats…</Loading>
       )}
 
       {stats && !empty && (
