@@ -156,11 +156,14 @@ async function main() {
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
   }
+  // Each lane takes its test servers' ports from its own half of testkit's range (TEST_PORTS):
+  // a port one lane found free could otherwise be bound by the other before its server bound it.
   const env = {
     ...process.env,
     DATABASE_URL: servers.databaseUrl,
     REDIS_URL: servers.redisUrl,
     KAFKA_BROKERS: summary.kafka.brokers.join(','),
+    TEST_PORTS: '20000-26000',
   };
   // The fault lane: its broker is this checkout's on another port (unless KAFKA_BROKERS names
   // an external cluster, where the scenarios that kill the broker are skipped, and they share it).
@@ -169,6 +172,7 @@ async function main() {
     ...process.env,
     DATABASE_URL: faultServers.databaseUrl,
     REDIS_URL: faultServers.redisUrl,
+    TEST_PORTS: '26000-32000',
     ...(summary.kafka.external
       ? { KAFKA_BROKERS: summary.kafka.brokers.join(',') }
       : { KAFKA_PORT: FAULTS_KAFKA_PORT, KAFKA_BROKERS: `127.0.0.1:${FAULTS_KAFKA_PORT}` }),

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { freePort, TEST_PORTS } from './ports';
+import { freePort, TEST_PORTS, testPorts } from './ports';
 
 describe('freePort', () => {
   it('hands out ports outside the kernel’s ephemeral range, each once', async () => {
@@ -20,5 +20,13 @@ describe('freePort', () => {
       server.listen(port, '127.0.0.1', () => resolve());
     });
     await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('takes its ports from the part of the range TEST_PORTS gives, and refuses a wrong one', () => {
+    expect(testPorts(undefined)).toEqual({ from: 20_000, to: 32_000 });
+    expect(testPorts('26000-32000')).toEqual({ from: 26_000, to: 32_000 });
+    for (const wrong of ['26000', '1000-2000', '30000-26000', '20000-40000', 'a-b']) {
+      expect(() => testPorts(wrong)).toThrow(/TEST_PORTS/);
+    }
   });
 });

@@ -9,7 +9,22 @@ import { createServer } from 'node:net';
  * own bind; a service that then failed to bind left its tests talking to whatever held the
  * port, which answers /healthz as well as any service does.
  */
-export const TEST_PORTS = { from: 20_000, to: 32_000 } as const;
+export const TEST_PORTS = testPorts(process.env.TEST_PORTS);
+
+/**
+ * The range ports are taken from (`to` excluded): 20000-32000, or a part of it given as
+ * TEST_PORTS=from-to, so that test runs side by side (npm test's two lanes, each its own
+ * process) never pick the same port: a free port checked by one could be bound by the other
+ * before its own server bound it (seen in CI: nginx could not bind its edge's port).
+ */
+export function testPorts(given: string | undefined): { from: number; to: number } {
+  if (given === undefined || given === '') return { from: 20_000, to: 32_000 };
+  const [, from, to] = /^(\d+)-(\d+)$/.exec(given.trim())?.map(Number) ?? [];
+  if (from === undefined || to === undefined || from < 20_000 || to > 32_000 || from >= to) {
+    throw new Error(`TEST_PORTS must be from-to within 20000-32000, not ${given}`);
+  }
+  return { from, to };
+}
 
 /** Ports this process has handed out: each at most once, as a stack takes all before binding. */
 const handedOut = new Set<number>();
