@@ -22,7 +22,19 @@ export async function startStandInEdge(answers: {
 }): Promise<StandInEdge> {
   const redirect = await startCapture(answers.redirect);
   const gateway = await startCapture(answers.gateway);
-  const edge = await startEdge(redirect.address, gateway.address);
+  const closeCaptures = () =>
+    Promise.all(
+      [redirect, gateway].map(({ server }) => new Promise((resolve) => server.close(resolve))),
+    );
+  let edge: EdgeProcess;
+  try {
+    edge = await startEdge(redirect.address, gateway.address);
+  } catch (error) {
+    // Left open, the stand-ins keep Jest from ever exiting (seen: a run hung after the edge
+    // could not bind its port).
+    await closeCaptures();
+    throw error;
+  }
   return {
     edge,
     redirect,
@@ -33,9 +45,7 @@ export async function startStandInEdge(answers: {
     },
     stop: async () => {
       await edge.stop();
-      await Promise.all(
-        [redirect, gateway].map(({ server }) => new Promise((resolve) => server.close(resolve))),
-      );
+      await closeCaptures();
     },
   };
 }
