@@ -1,5 +1,6 @@
 // First, so that feature styles imported below come later and refine it.
 import './app/global.css';
+import { startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';
 import { App } from './app/app';
@@ -18,5 +19,9 @@ const app = (
     <RouterProvider router={createRouter()} />
   </App>
 );
-if (shell) hydrateRoot(container, app);
-else createRoot(container).render(app);
+// In a transition, React renders the page in slices and lets the browser paint and answer
+// input in between, rather than in one long task (a slow phone's first seconds).
+startTransition(() => {
+  if (shell) hydrateRoot(container, app);
+  else createRoot(container).render(app);
+});

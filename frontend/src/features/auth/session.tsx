@@ -1,6 +1,7 @@
 import { NEXT_CURSOR_HEADER, type ShortLink, type UserData } from '@shortener/contracts/web';
 import {
   createContext,
+  startTransition,
   useCallback,
   useContext,
   useEffect,
@@ -151,7 +152,9 @@ export function SessionProvider({
           if (result.ok) {
             const nextCursor = result.headers.get(NEXT_CURSOR_HEADER) || null;
             writeCachedUser(result.data, nextCursor);
-            setState(ready(result.data, nextCursor));
+            // The user's list (or a page of it) to draw: in slices, so the page keeps
+            // answering meanwhile.
+            startTransition(() => setState(ready(result.data, nextCursor)));
           } else if (result.signedOut) {
             signOut();
           } else {

@@ -1,5 +1,5 @@
 import type { ShortLink } from '@shortener/contracts/web';
-import { useCallback, useEffect, useState } from 'react';
+import { startTransition, useCallback, useEffect, useState } from 'react';
 import { useSession } from '../../auth';
 import { listLinks } from '../api/list-links';
 
@@ -29,7 +29,8 @@ export function useLinkLookup(urlID: string | null): LinkLookup {
     const result = await listLinks({ q: urlID });
     if (result.ok) {
       const link = result.data.links.find((candidate) => candidate.urlID === urlID) ?? null;
-      setState({ status: link ? 'found' : 'missing', link, error: null });
+      // The whole detail page to draw: in slices, so the page keeps answering meanwhile.
+      startTransition(() => setState({ status: link ? 'found' : 'missing', link, error: null }));
     } else if (result.signedOut) {
       signOut();
     } else if (result.status === 400) {

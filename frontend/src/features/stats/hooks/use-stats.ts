@@ -4,7 +4,7 @@ import {
   type LiveVisit,
   type StatsRange,
 } from '@shortener/contracts/web-stats';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 import { useSession } from '../../auth';
 import { getStats } from '../api/get-stats';
 import { applyVisit } from '../lib/apply-visit';
@@ -54,7 +54,10 @@ export function useStats(urlID: string): Stats {
     void getStats(urlID, state.range).then((result) => {
       if (request !== latest.current) return;
       if (result.ok) {
-        setState((current) => ({ ...current, stats: result.data, status: 'ready', error: null }));
+        // A chart and its lists to draw: in slices, so the page keeps answering meanwhile.
+        startTransition(() =>
+          setState((current) => ({ ...current, stats: result.data, status: 'ready', error: null })),
+        );
       } else {
         if (result.signedOut) signOut();
         setState((current) => ({ ...current, status: 'error', error: result.message }));

@@ -1,5 +1,5 @@
 import type { Visit } from '@shortener/contracts/web';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 import { clearCachedVisitors, readCachedVisitors, writeCachedVisitors } from '../../../lib/storage';
 import { useSession } from '../../auth';
 import { getVisitors } from '../api/get-visitors';
@@ -59,7 +59,8 @@ export function useVisitors(urlID: string, onRefreshed?: () => void): Visitors {
         const visits = after ? appendNew(after.visits, result.data.visits) : result.data.visits;
         const { nextCursor } = result.data;
         writeCachedVisitors(urlID, { visits, nextCursor });
-        setState({ ...IDLE, visits, nextCursor, status: 'ready' });
+        // A page of rows to draw: in slices, so the page keeps answering meanwhile.
+        startTransition(() => setState({ ...IDLE, visits, nextCursor, status: 'ready' }));
         if (!after) refreshed.current?.();
       } else if (result.signedOut) {
         signOut();
