@@ -2,10 +2,10 @@
 import './app/global.css';
 import { startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router-dom';
+import { BrowserRouter } from 'react-router-dom';
 import { App } from './app/app';
 import { shellOf } from './app/shell';
-import { createRouter } from './app/router';
+import { AppRoutes } from './app/router';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
@@ -16,7 +16,9 @@ if (!container) throw new Error('The page has no #root element.');
 const shell = window.location.pathname === '/' ? shellOf(container) : null;
 const app = (
   <App shell={shell ?? undefined}>
-    <RouterProvider router={createRouter()} />
+    <BrowserRouter>
+      <AppRoutes />
+    </BrowserRouter>
   </App>
 );
 // In a transition, React renders the page in slices and lets the browser paint and answer

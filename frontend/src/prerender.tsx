@@ -2,9 +2,9 @@
 // first renders it at `/`, once for a signed-out and once for a signed-in visitor, so that the
 // page paints before its JavaScript arrives. Runs in Node at build time, never in the page.
 import { renderToString } from 'react-dom/server';
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom';
+import { StaticRouter } from 'react-router-dom';
 import { App } from './app/app';
-import { routes } from './app/router';
+import { AppRoutes } from './app/router';
 import { shellRoot } from './app/shell';
 import type { ShellSession } from './features/auth';
 
@@ -12,16 +12,13 @@ import type { ShellSession } from './features/auth';
 export { WEB_APP_PAGES } from '@shortener/contracts/web';
 
 /** The #root element of the home page, with its markup, for a visitor in `session`. */
-export async function renderHome(session: ShellSession): Promise<string> {
-  const handler = createStaticHandler(routes);
-  // Any origin: the page's own links are paths, and what depends on the host waits for the browser.
-  const context = await handler.query(new Request('http://localhost/'));
-  if (context instanceof Response) throw new Error(`/ answered ${String(context.status)}.`);
-  const router = createStaticRouter(handler.dataRoutes, context);
+export function renderHome(session: ShellSession): string {
+  // The page's own links are paths, and what depends on the host waits for the browser.
   const markup = renderToString(
     <App shell={session}>
-      {/* The browser's router has no data to pick up: no loaders, nothing to hydrate. */}
-      <StaticRouterProvider router={router} context={context} hydrate={false} />
+      <StaticRouter location="/">
+        <AppRoutes />
+      </StaticRouter>
     </App>,
   );
   return shellRoot(session, markup);

@@ -78,11 +78,11 @@ export function prerenderHome(): Plugin {
         })
         .replace(ENTRY_SCRIPT, (tag) => tag.replace('<script ', '<script fetchpriority="low" '));
       const withRoot = (root: string) => inlined.replace(EMPTY_ROOT, () => root);
-      page.source = withRoot(await renderHome({ signedIn: false }));
+      page.source = withRoot(renderHome({ signedIn: false }));
       this.emitFile({
         type: 'asset',
         fileName: WEB_APP_PAGES.homeSignedIn,
-        source: withRoot(await renderHome({ signedIn: true })),
+        source: withRoot(renderHome({ signedIn: true })),
       });
       this.emitFile({ type: 'asset', fileName: WEB_APP_PAGES.app, source: html });
     },

@@ -119,6 +119,25 @@ describe('the profile list of a user with many links', () => {
     expect(apiCalls.filter((call) => call.startsWith('/api/links'))).toHaveLength(2);
   });
 
+  it("opens a link from far down the list at its page's top; Back returns to the list where it was", async () => {
+    await page.goto(`${stack.url}/profile`);
+    await visible(loadMore());
+    const scrollY = (): Promise<number> =>
+      page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
+    const far = items().nth(40);
+    await far.scrollIntoViewIfNeeded();
+    const listPosition = await scrollY();
+    expect(listPosition).toBeGreaterThan(1000);
+
+    await far.click();
+    await visible(page.getByRole('heading', { level: 1, name: new RegExp(destinations[40]!) }));
+    expect(await scrollY()).toBe(0);
+
+    await page.goBack();
+    await visible(loadMore());
+    await eventually(async () => expect(await scrollY()).toBe(listPosition));
+  });
+
   it('searches once typing pauses and opens an older link it finds', async () => {
     await page.goto(`${stack.url}/profile`);
     await visible(loadMore());

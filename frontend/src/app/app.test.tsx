@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { render } from '@testing-library/react';
+import { Link, MemoryRouter, Route, Routes } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionProvider } from '../features/auth';
 import { UndoDeleteProvider } from '../features/links';
@@ -9,7 +9,7 @@ import { aUser } from '../test/fixtures';
 import { mockFetch, signIn } from '../test/http';
 import { renderApp } from '../test/render';
 import { AppLayout } from './layout';
-import { RouteError } from './routes/route-error';
+import { RouteErrorBoundary } from './routes/route-error';
 
 describe('the frame around every route', () => {
   it("has a top bar with the title, Tracking, and 'Sign in' instead of a profile icon when signed out", () => {
@@ -72,31 +72,59 @@ describe('the frame around every route', () => {
     expect(screen.getByRole('heading', { name: 'Page not found.' })).toBeTruthy();
 
     await user.click(screen.getByRole('button', { name: 'Home' }));
-    expect(router.state.location.pathname).toBe('/');
+    expect(router.location.pathname).toBe('/');
     expect(screen.getByRole('heading', { name: 'Shorten your URL' })).toBeTruthy();
   });
 
-  it('keeps the frame and offers a way out when a page fails to render', () => {
+  it('keeps the frame and offers a way out when a page fails to render, and shows the next page', async () => {
+    const user = userEvent.setup();
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     function Broken(): never {
       throw new Error('boom');
     }
-    const router = createMemoryRouter([
-      {
-        element: <AppLayout />,
-        children: [{ errorElement: <RouteError />, path: '/', element: <Broken /> }],
-      },
-    ]);
+    function Elsewhere() {
+      return <h1>Another page</h1>;
+    }
     render(
       <SessionProvider>
         <UndoDeleteProvider>
-          <RouterProvider router={router} />
+          <MemoryRouter>
+            <Routes>
+              <Route element={<AppLayout />}>
+                <Route path="/" element={<Broken />} />
+                <Route path="/elsewhere" element={<Elsewhere />} />
+              </Route>
+            </Routes>
+            <Link to="/elsewhere">Go elsewhere</Link>
+          </MemoryRouter>
         </UndoDeleteProvider>
       </SessionProvider>,
     );
 
     expect(screen.getByRole('heading', { name: 'Something went wrong.' })).toBeTruthy();
     expect(screen.getByRole('link', { name: 'URL Shortener' })).toBeTruthy();
+
+    await user.click(screen.getByRole('link', { name: 'Go elsewhere' }));
+    expect(screen.getByRole('heading', { name: 'Another page' })).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: 'Something went wrong.' })).toBeNull();
+  });
+
+  it('offers a way out on a page of its own when the frame itself fails to render', () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    function BrokenFrame(): never {
+      throw new Error('boom');
+    }
+    render(
+      <MemoryRouter>
+        <RouteErrorBoundary standalone>
+          <BrokenFrame />
+        </RouteErrorBoundary>
+      </MemoryRouter>,
+    );
+
+    expect(screen.getByRole('heading', { name: 'Something went wrong.' })).toBeTruthy();
+    expect(screen.getByRole('main')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Home' }).getAttribute('href')).toBe('/');
   });
 });
 

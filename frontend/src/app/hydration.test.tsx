@@ -1,13 +1,13 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { hydrateRoot, type Root } from 'react-dom/client';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderHome } from '../prerender';
 import { aUser } from '../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../test/http';
 import { App } from './app';
-import { routes } from './router';
+import { AppRoutes } from './router';
 import { shellOf } from './shell';
 
 /**
@@ -32,12 +32,13 @@ describe('the prerendered home page', () => {
       input: screen.getByRole('textbox', { name: 'URL to shorten' }),
       footer: screen.getByRole('contentinfo'),
     };
-    const router = createMemoryRouter(routes, { initialEntries: [path] });
     await act(async () => {
       root = hydrateRoot(
         container,
         <App shell={shellOf(container) ?? undefined}>
-          <RouterProvider router={router} />
+          <MemoryRouter initialEntries={[path]}>
+            <AppRoutes />
+          </MemoryRouter>
         </App>,
         { onRecoverableError: recoverable },
       );
@@ -47,7 +48,7 @@ describe('the prerendered home page', () => {
   }
 
   it('is the signed-out home page, taken over as it is, then shows what only the browser knows', async () => {
-    const markup = await renderHome({ signedIn: false });
+    const markup = renderHome({ signedIn: false });
     expect(markup).toMatch(/^<div id="root" data-shell="signed-out">/);
     const { errors, recoverable, prerendered } = await hydrateAt('/?ref=mail', markup);
 
@@ -66,7 +67,7 @@ describe('the prerendered home page', () => {
 
   it('shortens once taken over', async () => {
     const fetchMock = mockFetch(() => jsonResponse(200, { url: 'abc1234', loggedIn: false }));
-    const { errors } = await hydrateAt('/', await renderHome({ signedIn: false }));
+    const { errors } = await hydrateAt('/', renderHome({ signedIn: false }));
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'URL to shorten' }), 'https://a.example/x');
     await user.click(screen.getByRole('button', { name: 'Shorten' }));
@@ -82,7 +83,7 @@ describe('the prerendered home page', () => {
   it("is the signed-in home page for a signed-in visitor, then shows their picture and the alias field's host", async () => {
     signIn();
     localStorage.setItem('userData', JSON.stringify(aUser()));
-    const markup = await renderHome({ signedIn: true });
+    const markup = renderHome({ signedIn: true });
     expect(markup).toMatch(/^<div id="root" data-shell="signed-in">/);
     const { errors, recoverable } = await hydrateAt('/', markup);
 
@@ -96,7 +97,7 @@ describe('the prerendered home page', () => {
   });
 
   it('takes over the signed-out page for a visitor signed in meanwhile, then shows them signed in', async () => {
-    const markup = await renderHome({ signedIn: false });
+    const markup = renderHome({ signedIn: false });
     signIn();
     localStorage.setItem('userData', JSON.stringify(aUser()));
     const { errors, recoverable } = await hydrateAt('/', markup);

@@ -1,8 +1,8 @@
-import { createBrowserRouter, type RouteObject } from 'react-router-dom';
+import { useRoutes, type RouteObject } from 'react-router-dom';
 import { lazyPage } from '../lib/lazy-page';
 import { AppLayout } from './layout';
 import { HomeRoute } from './routes/home';
-import { RouteError } from './routes/route-error';
+import { RouteErrorBoundary } from './routes/route-error';
 
 // Every page but home is its own chunk, fetched when first shown: the home page loads only
 // what it needs (the build prints that figure, vite/initial-js-budget.ts).
@@ -32,29 +32,34 @@ export async function preloadPages(): Promise<void> {
   );
 }
 
-/** Every route of the application, in one place. */
+/**
+ * Every route of the application, in one place: React Router's declarative routes, not its
+ * data router (docs/architecture.md, "Declarative routes", says why).
+ */
 export const routes: RouteObject[] = [
   {
-    element: <AppLayout />,
-    // Should the frame itself fail, a page that still offers a way out.
-    errorElement: <RouteError standalone />,
+    // Should the frame itself fail, a page that still offers a way out. A failing page keeps
+    // the top bar and footer around its error message (the layout's own boundary).
+    element: (
+      <RouteErrorBoundary standalone>
+        <AppLayout />
+      </RouteErrorBoundary>
+    ),
     children: [
-      {
-        // A failing page keeps the top bar and footer around its error message.
-        errorElement: <RouteError />,
-        children: [
-          { index: true, element: <HomeRoute /> },
-          { path: 'profile', element: <ProfileRoute /> },
-          { path: 'profile/:id', element: <LinkDetailRoute /> },
-          { path: 'tc', element: <TermsRoute /> },
-          { path: 'privacy_policy', element: <PrivacyPolicyRoute /> },
-          { path: '*', element: <NotFoundRoute /> },
-        ],
-      },
+      { index: true, element: <HomeRoute /> },
+      { path: 'profile', element: <ProfileRoute /> },
+      { path: 'profile/:id', element: <LinkDetailRoute /> },
+      { path: 'tc', element: <TermsRoute /> },
+      { path: 'privacy_policy', element: <PrivacyPolicyRoute /> },
+      { path: '*', element: <NotFoundRoute /> },
     ],
   },
 ];
 
-export function createRouter() {
-  return createBrowserRouter(routes);
+/**
+ * The page at the router's location: inside the browser's router in the page (main.tsx), a
+ * static one in the prerender, a memory one in the tests.
+ */
+export function AppRoutes() {
+  return useRoutes(routes);
 }

@@ -1,23 +1,65 @@
 import { render, type RenderResult } from '@testing-library/react';
-import type { ReactElement } from 'react';
-import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
+import type { ReactElement, ReactNode } from 'react';
+import {
+  MemoryRouter,
+  useLocation,
+  useNavigate,
+  useRoutes,
+  type Location,
+  type RouteObject,
+} from 'react-router-dom';
 import { SessionProvider } from '../features/auth';
 import { UndoDeleteProvider } from '../features/links';
-import { routes } from '../app/router';
+import { AppRoutes } from '../app/router';
 
-type Rendered = RenderResult & { router: ReturnType<typeof createMemoryRouter> };
+/** The test's hold on the router: where it is, and a way to go elsewhere. */
+export interface TestRouter {
+  readonly location: Location;
+  navigate: (to: string) => Promise<void>;
+}
 
-/** Renders the whole application at `path`, as the browser would. */
-export function renderApp(path = '/'): Rendered {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+type Rendered = RenderResult & { router: TestRouter };
+
+/** Reports the router's location and navigate function to the test, from inside the router. */
+function RouterProbe({ router }: { router: { location?: Location; go?: (to: string) => void } }) {
+  router.location = useLocation();
+  const navigate = useNavigate();
+  router.go = (to) => void navigate(to);
+  return null;
+}
+
+function renderAt(path: string, page: ReactNode): Rendered {
+  const held: { location?: Location; go?: (to: string) => void } = {};
   const result = render(
     <SessionProvider>
       <UndoDeleteProvider>
-        <RouterProvider router={router} />
+        <MemoryRouter initialEntries={[path]}>
+          {page}
+          <RouterProbe router={held} />
+        </MemoryRouter>
       </UndoDeleteProvider>
     </SessionProvider>,
   );
+  const router: TestRouter = {
+    get location() {
+      if (!held.location) throw new Error('The router has not rendered.');
+      return held.location;
+    },
+    navigate: (to) => {
+      held.go?.(to);
+      return Promise.resolve();
+    },
+  };
   return { ...result, router };
+}
+
+/** Renders the whole application at `path`, as the browser would. */
+export function renderApp(path = '/'): Rendered {
+  return renderAt(path, <AppRoutes />);
+}
+
+function PageRoutes({ routes }: { routes: RouteObject[] }) {
+  return useRoutes(routes);
 }
 
 /** Renders one element inside the session and a router, at `path`. */
@@ -26,13 +68,5 @@ export function renderWithSession(element: ReactElement, path = '/'): Rendered {
     { path: '*', element },
     { path: '/profile/:id', element: <p>Detail page</p> },
   ];
-  const router = createMemoryRouter(pageRoutes, { initialEntries: [path] });
-  const result = render(
-    <SessionProvider>
-      <UndoDeleteProvider>
-        <RouterProvider router={router} />
-      </UndoDeleteProvider>
-    </SessionProvider>,
-  );
-  return { ...result, router };
+  return renderAt(path, <PageRoutes routes={pageRoutes} />);
 }

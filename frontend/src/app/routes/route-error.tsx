@@ -1,9 +1,14 @@
-import { useEffect } from 'react';
-import { useRouteError } from 'react-router-dom';
+import { Component, useEffect, type ReactNode } from 'react';
+import { useLocation } from 'react-router-dom';
 
 /** Never a blank screen: what a route shows when rendering it failed. */
-export function RouteError({ standalone = false }: { standalone?: boolean }) {
-  const error = useRouteError();
+export function RouteError({
+  error,
+  standalone = false,
+}: {
+  error: unknown;
+  standalone?: boolean;
+}) {
   useEffect(() => {
     console.error(error);
   }, [error]);
@@ -30,4 +35,52 @@ export function RouteError({ standalone = false }: { standalone?: boolean }) {
   );
   // Outside the layout (the frame itself failed) it brings its own page margins.
   return standalone ? <main className="page">{message}</main> : message;
+}
+
+interface BoundaryProps {
+  children: ReactNode;
+  standalone: boolean;
+  /** The page's path: going to another page tries again. */
+  path: string;
+}
+
+class Boundary extends Component<BoundaryProps, { failed: boolean; error: unknown }> {
+  override state = { failed: false, error: undefined as unknown };
+
+  static getDerivedStateFromError(error: unknown) {
+    return { failed: true, error };
+  }
+
+  override componentDidUpdate(previous: BoundaryProps) {
+    if (this.state.failed && previous.path !== this.props.path) {
+      this.setState({ failed: false, error: undefined });
+    }
+  }
+
+  override render() {
+    return this.state.failed ? (
+      <RouteError error={this.state.error} standalone={this.props.standalone} />
+    ) : (
+      this.props.children
+    );
+  }
+}
+
+/**
+ * Shows RouteError in place of `children` when rendering them throws, until the user goes to
+ * another page. A `standalone` one stands for the whole frame (top bar and footer included).
+ */
+export function RouteErrorBoundary({
+  children,
+  standalone = false,
+}: {
+  children: ReactNode;
+  standalone?: boolean;
+}) {
+  const { pathname } = useLocation();
+  return (
+    <Boundary standalone={standalone} path={pathname}>
+      {children}
+    </Boundary>
+  );
 }

@@ -90,7 +90,7 @@ describe('Detail of one link', () => {
     const { router } = renderApp('/profile/Ab3dE5g');
 
     await user.click(screen.getByRole('button', { name: 'Back' }));
-    expect(router.state.location.pathname).toBe('/profile');
+    expect(router.location.pathname).toBe('/profile');
   });
 
   it('deletes the link and goes back to the updated list', async () => {
@@ -103,7 +103,7 @@ describe('Detail of one link', () => {
     await user.click(screen.getByRole('button', { name: 'Delete' }));
 
     expect(await screen.findByText('No urls to display')).toBeTruthy();
-    expect(router.state.location.pathname).toBe('/profile');
+    expect(router.location.pathname).toBe('/profile');
     expect(localStorage.getItem('visitors-Ab3dE5g')).toBeNull();
     expect(localStorage.getItem('userData')).not.toContain('Ab3dE5g');
   });
@@ -121,6 +121,6 @@ describe('Detail of one link', () => {
     expect((await screen.findAllByRole('alert')).map((alert) => alert.textContent)).toContain(
       MESSAGES.unexpected,
     );
-    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+    expect(router.location.pathname).toBe('/profile/Ab3dE5g');
   });
 });

@@ -76,7 +76,7 @@ describe('Profile: the list of links', () => {
 
     expect(screen.getByText('No urls to display')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Shorten a URL' }));
-    expect(router.state.location.pathname).toBe('/');
+    expect(router.location.pathname).toBe('/');
   });
 
   it("fetches userData when none is cached, showing 'Loading....' meanwhile", async () => {
@@ -140,11 +140,11 @@ describe('Profile: the list of links', () => {
     await user.click(
       screen.getByText(wholeText('https://example.com/articles/42?utm_source=news')),
     );
-    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+    expect(router.location.pathname).toBe('/profile/Ab3dE5g');
 
     await act(() => router.navigate('/profile'));
     await user.click(screen.getByRole('button', { name: 'Details' }));
-    expect(router.state.location.pathname).toBe('/profile/Ab3dE5g');
+    expect(router.location.pathname).toBe('/profile/Ab3dE5g');
   });
 
   it('deletes with the trash button: gone from the list, cached userData and cached visitors', async () => {
@@ -168,7 +168,7 @@ describe('Profile: the list of links', () => {
     expect(items()).toHaveLength(1);
     expect(localStorage.getItem('userData')).not.toContain('drop123');
     expect(localStorage.getItem('visitors-drop123')).toBeNull();
-    expect(router.state.location.pathname).toBe('/profile');
+    expect(router.location.pathname).toBe('/profile');
   });
 
   it("shows the server's message when a delete is refused", async () => {
