@@ -1,11 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ErrorMessage } from '../../../components/feedback';
 import { saveBlob } from '../api/download-csv';
-
-interface Matrix {
-  size: number;
-  data: boolean[][];
-}
+import type { QrMatrix as Matrix } from '../lib/qr-matrix';
 
 /** The PNG's least width in pixels: print size (about 9 cm at 300 dpi). */
 const PNG_MIN_PX = 1024;
@@ -51,8 +47,8 @@ function savePng({ size, data }: Matrix, fileName: string): void {
 }
 
 /**
- * A QR code of the short link, encoded in the browser by uqr (loaded only when shown), with
- * downloads as SVG and PNG.
+ * A QR code of the short link, encoded in the browser by uqr in a worker (loaded only when
+ * shown), with downloads as SVG and PNG.
  */
 export function QrCode({ urlID, shortLink }: { urlID: string; shortLink: string }) {
   const [matrix, setMatrix] = useState<Matrix | null>(null);
@@ -60,17 +56,32 @@ export function QrCode({ urlID, shortLink }: { urlID: string; shortLink: string 
 
   useEffect(() => {
     let current = true;
-    import('uqr')
-      .then(({ encode }) => {
-        // M: still readable with some of it smudged; a border of four modules, as the standard asks.
-        const { size, data } = encode(shortLink, { ecc: 'M', border: 4 });
-        if (current) setMatrix({ size, data });
-      })
-      .catch(() => {
-        if (current) setFailed(true);
-      });
+    const show = (shown: Matrix) => {
+      if (current) setMatrix(shown);
+    };
+    const fail = () => {
+      if (current) setFailed(true);
+    };
+    // Off the main thread where there are workers (every browser); where there are none
+    // (jsdom in the unit tests), here.
+    if (typeof Worker === 'undefined') {
+      import('../lib/qr-matrix').then(({ qrMatrix }) => show(qrMatrix(shortLink)), fail);
+      return () => {
+        current = false;
+      };
+    }
+    const worker = new Worker(new URL('../lib/qr-worker.ts', import.meta.url), {
+      type: 'module',
+    });
+    worker.addEventListener('message', (event: MessageEvent<Matrix>) => {
+      show(event.data);
+      worker.terminate();
+    });
+    worker.addEventListener('error', fail);
+    worker.postMessage(shortLink);
     return () => {
       current = false;
+      worker.terminate();
     };
   }, [shortLink]);
 
