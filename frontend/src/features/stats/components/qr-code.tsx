@@ -65,7 +65,7 @@ export function QrCode({ urlID, shortLink }: { urlID: string; shortLink: string 
     // Off the main thread where there are workers (every browser); where there are none
     // (jsdom in the unit tests), here.
     if (typeof Worker === 'undefined') {
-      import('../lib/qr-matrix').then(({ qrMatrix }) => show(qrMatrix(shortLink)), fail);
+      import('../lib/qr-matrix').then(({ qrMatrix }) => show(qrMatrix(shortLink))).catch(fail);
       return () => {
         current = false;
       };

@@ -1,5 +1,5 @@
 import { MESSAGES, type LinkStats, type LiveVisit } from '@shortener/contracts';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { encode } from 'uqr';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -8,7 +8,7 @@ import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
 import { REFETCH_MIN_MS } from '../hooks/use-live-visits';
 import { LIVE_RECOUNT_MS } from '../hooks/use-stats';
-import { pngScale, qrSvg } from './qr-code';
+import { pngScale, QrCode, qrSvg } from './qr-code';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -166,6 +166,14 @@ describe('pngScale', () => {
       expect(size * pngScale(size)).toBeGreaterThanOrEqual(1024);
       expect(Number.isInteger(pngScale(size))).toBe(true);
     }
+  });
+});
+
+describe('QrCode', () => {
+  it('says the QR code could not be drawn when the link is too long to encode', async () => {
+    // More than a QR code holds (2,331 bytes at error correction M).
+    render(<QrCode urlID="Ab3dE5g" shortLink={`https://example.com/${'a'.repeat(3000)}`} />);
+    expect(await screen.findByText('The QR code could not be drawn.')).toBeTruthy();
   });
 });
 
