@@ -59,6 +59,8 @@ async function startProduct(port, dataDir) {
   }
   return {
     origin,
+    /** What it has logged so far (warnings and errors: LOG_LEVEL is warn). */
+    log: () => output,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);
@@ -197,6 +199,8 @@ async function main() {
       });
     }
     await browser.close();
+    // What the product logged while audited: the cause of a failed call a page shows.
+    writeFileSync(path.join(REPORTS, 'product.log'), product.log());
 
     console.log(
       `\nLighthouse (mobile), full reports in ${path.relative(root, REPORTS)}/; goals: ` +

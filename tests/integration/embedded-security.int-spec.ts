@@ -313,10 +313,10 @@ describe('embedded mode, security', () => {
       await fetch(`http://127.0.0.1:${app.port}/r/${code}`, { redirect: 'manual' });
       const addresses = await visitorAddresses(owner, app, code);
       expect(addresses).not.toContain('8.8.4.4');
-      // The gateway reaches the redirect service (as the gate its database) on a socket only
-      // this user can open.
+      // The gateway reaches the redirect service on a socket only this user can open (the
+      // database has no socket of its own: the gate serves PGlite's session in the process).
       const sockets = listeningUnixSockets(app.child.pid ?? 0);
-      expect(sockets.length).toBeGreaterThanOrEqual(2);
+      expect(sockets.length).toBeGreaterThanOrEqual(1);
       for (const socket of sockets) {
         expect([socket, statSync(path.dirname(socket)).mode & 0o777]).toEqual([socket, 0o700]);
         expect([socket, statSync(socket).mode & 0o077]).toEqual([socket, 0]);

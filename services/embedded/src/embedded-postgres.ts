@@ -11,9 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { startPostgresGate } from './postgres-gate';
-import { privateSocket } from './private-socket';
 
 export class EmbeddedDatabaseError extends Error {}
 
@@ -91,12 +89,11 @@ function passwordOf(dataDir: string): string {
 }
 
 /**
- * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served through
- * its socket server so the services reach it with the same pg and TypeORM code as a real
- * server. The server multiplexes connections and keeps each transaction to the connection
- * that opened it. PGlite trusts every client, so its server listens on a socket only this
- * user can open, and the services reach it through a loopback port that asks for the data
- * folder's password (a neighbour process on this machine has neither).
+ * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served on a
+ * loopback port so the services reach it with the same pg and TypeORM code as a real server.
+ * The port asks for the data folder's password (a neighbour process on this machine has
+ * none), and its connections take turns with PGlite's one session: a query, or a
+ * transaction, runs whole before another connection's begins (shared-session.ts).
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const folder = path.join(dataDir, 'postgres');
@@ -116,20 +113,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     );
   }
   makePrivate(folder);
-  // PGlite's own socket server listens where only this user can reach it.
-  const socket = privateSocket('db');
-  const maxConnections = 32;
-  const server = new PGLiteSocketServer({ db, path: socket.path, maxConnections });
-  await server.start();
-  const gate = await startPostgresGate({ password, inner: socket.path, maxConnections });
+  const gate = await startPostgresGate({ password, session: db, maxConnections: 32 });
   return {
     url: `postgres://postgres:${password}@${gate.address}/postgres`,
     tighten: () => makePrivate(folder),
     stop: async () => {
       await gate.stop();
-      await server.stop();
       await db.close();
-      socket.remove();
       makePrivate(folder);
     },
   };

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { connect } from 'node:net';
 import { Client } from 'pg';
 import { startPostgresGate, type PostgresGate } from './postgres-gate';
 
@@ -9,25 +6,27 @@ const PASSWORD = 'a-password-of-this-data-folder-0123456789';
 /** AuthenticationOk then ReadyForQuery (idle): what a backend answers a trusted startup. */
 const SIGNED_IN = Buffer.from([82, 0, 0, 0, 8, 0, 0, 0, 0, 90, 0, 0, 0, 5, 73]);
 
-// The gate in front of PGlite's socket server. PGlite itself cannot load under Jest (it
-// imports its WebAssembly dynamically), so the backend here is a recorder that answers a
-// startup as PGlite does; tests/integration/embedded-security runs the real one.
+// The gate in front of PGlite's session. PGlite itself cannot load under Jest (it imports its
+// WebAssembly dynamically), so the session here is a recorder that answers a startup as PGlite
+// does; tests/integration/embedded-security and embedded run the real one.
 describe('the embedded database behind its password', () => {
-  const folder = mkdtempSync(path.join(tmpdir(), 'gate-'));
-  const inner = path.join(folder, 'socket');
-  let backend: Server;
   let reached: Buffer[] = [];
   let gate: PostgresGate;
 
   beforeAll(async () => {
-    backend = createServer((socket) => {
-      socket.once('data', (startup: Buffer) => {
-        reached.push(startup);
-        socket.write(SIGNED_IN);
-      });
+    gate = await startPostgresGate({
+      password: PASSWORD,
+      session: {
+        execProtocolRawStream: (message, { onRawData }) => {
+          reached.push(Buffer.from(message));
+          onRawData(SIGNED_IN);
+          return Promise.resolve();
+        },
+        isInTransaction: () => false,
+        runExclusive: (work) => work(),
+      },
+      maxConnections: 8,
     });
-    await new Promise<void>((resolve) => backend.listen(inner, resolve));
-    gate = await startPostgresGate({ password: PASSWORD, inner, maxConnections: 8 });
   });
 
   beforeEach(() => {
@@ -36,8 +35,6 @@ describe('the embedded database behind its password', () => {
 
   afterAll(async () => {
     await gate.stop();
-    await new Promise((resolve) => backend.close(resolve));
-    rmSync(folder, { recursive: true, force: true });
   });
 
   async function signIn(password: string | undefined): Promise<string> {

@@ -1,10 +1,11 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { SharedSession, type ProtocolSession } from './shared-session';
 
 /**
  * The embedded database's door: a loopback TCP port speaking the start of the PostgreSQL
  * protocol, which asks every client for the password (SCRAM-SHA-256, as PostgreSQL does)
- * and only then joins it to PGlite's socket server (`inner`, reachable by this user alone).
+ * and only then serves it from PGlite's session, in turns with the others (shared-session.ts).
  * PGlite itself trusts whoever connects, and any local user can connect to a loopback port.
  */
 
@@ -200,30 +201,22 @@ export interface PostgresGate {
 }
 
 /**
- * Listens on a loopback port; a client that proves it knows `password` is joined to the
- * socket at `inner` (a Unix socket or pipe path) as if it had connected there.
+ * Listens on a loopback port; a client that proves it knows `password` is served from
+ * `session` (PGlite) as if it had a server of its own. stop() closes every connection and
+ * resolves once the session is left as they found it.
  */
 export async function startPostgresGate(options: {
   password: string;
-  inner: string;
+  session: ProtocolSession;
   maxConnections: number;
 }): Promise<PostgresGate> {
   const keys = scramKeys(options.password);
+  const shared = new SharedSession(options.session);
   const clients = new Set<Socket>();
   const server = createServer((client) => {
     clients.add(client);
     client.on('close', () => clients.delete(client));
-    authenticate(client, keys, (startup, rest) => {
-      const backend = connect(options.inner);
-      backend.on('error', () => client.destroy());
-      client.on('error', () => backend.destroy());
-      client.on('close', () => backend.destroy());
-      backend.on('close', () => client.destroy());
-      backend.write(startup);
-      if (rest.length > 0) backend.write(rest);
-      client.pipe(backend);
-      backend.pipe(client);
-    });
+    authenticate(client, keys, (startup, rest) => void shared.serve(client, startup, rest));
   });
   server.maxConnections = options.maxConnections;
   await new Promise<void>((resolve, reject) => {
@@ -234,10 +227,11 @@ export async function startPostgresGate(options: {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     address: `127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const client of clients) client.destroy();
-        server.close(() => resolve());
-      }),
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const client of clients) client.destroy();
+      await closed;
+      await shared.settled();
+    },
   };
 }
