@@ -119,6 +119,32 @@ describe('the production build', () => {
     }
   });
 
+  it("writes the profile pages' frame for a signed-in visitor: top bar, the wait, footer, and the script at its usual priority", () => {
+    expect(run.status, run.stderr).toBe(0);
+    const home = read('index.html');
+    const stylesheet =
+      /<link rel="stylesheet" crossorigin href="\/(assets\/index-[\w-]+\.css)">/.exec(
+        read('app.html'),
+      )?.[1];
+    expect(stylesheet).toBeDefined();
+    const list = read('profile.signed-in.html');
+    const link = read('link.signed-in.html');
+    for (const page of [list, link]) {
+      // Not marked with a session: main.tsx renders the page anew over it, not hydrates it.
+      expect(page).toMatch(/<div id="root"><a href="#main" class="skip-link">/);
+      expect(page).toContain('aria-label="Profile"');
+      expect(page).not.toContain('>Sign in</a>');
+      expect(page).toMatch(/<main id="main"[^>]*>.*role="status".*Loading\.\.\.\.<\/p>.*<\/main>/s);
+      expect(page).toMatch(/<footer class="footer">.*Privacy policy<\/a><\/nav><\/footer><\/div>/s);
+      expect(page).toContain(`<style>${read(stylesheet ?? '')}</style>`);
+      expect(initialScripts(page)).toEqual(initialScripts(home));
+      expect(page).not.toContain('fetchpriority="low"');
+    }
+    // A link's page keeps the screen's height while it comes (lazyPage's tall), the list not.
+    expect(link).toContain('class="tall-pending"');
+    expect(list).not.toContain('class="tall-pending"');
+  });
+
   it('leaves zod and the pages other than home out of what / loads', () => {
     expect(run.status, run.stderr).toBe(0);
     const code = initialScripts(read('index.html')).map(read).join('\n');

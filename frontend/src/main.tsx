@@ -11,8 +11,10 @@ const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
 
 // The home page comes prerendered (vite/prerender-home.ts): React takes that markup over
-// instead of painting the page again. Any other page starts empty and is rendered here; so
-// is a prerendered file asked for by another path (/index.html), which React then replaces.
+// instead of painting the page again. Any other page is rendered here: over the frame its HTML
+// may carry (a profile page's, for a signed-in visitor), which React's first render replaces
+// with the same frame, or into an empty #root; so is a prerendered file asked for by another
+// path (/index.html).
 const shell = window.location.pathname === '/' ? shellOf(container) : null;
 const app = (
   <App shell={shell ?? undefined}>

@@ -1,6 +1,7 @@
-// The build's prerender of the home page (vite/prerender-home.ts): the app as the browser
-// first renders it at `/`, once for a signed-out and once for a signed-in visitor, so that the
-// page paints before its JavaScript arrives. Runs in Node at build time, never in the page.
+// The build's prerender (vite/prerender-home.ts): the app as the browser first renders it at
+// `/`, once for a signed-out and once for a signed-in visitor, and at the profile pages for a
+// signed-in one, so that they paint before their JavaScript arrives. Runs in Node at build
+// time, never in the page.
 import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { App } from './app/app';
@@ -22,4 +23,21 @@ export function renderHome(session: ShellSession): string {
     </App>,
   );
   return shellRoot(session, markup);
+}
+
+/**
+ * The #root element of a profile page (`/profile`, `/profile/{code}`) as the app first shows
+ * it to a signed-in visitor: the frame, and 'Loading....' where the page's chunk will render.
+ * Not marked with a session: main.tsx renders the page anew over it (its content depends on
+ * the link and on what the browser keeps), and that first render shows this same frame.
+ */
+export function renderProfileFrame(location: string): string {
+  const markup = renderToString(
+    <App shell={{ signedIn: true }}>
+      <StaticRouter location={location}>
+        <AppRoutes />
+      </StaticRouter>
+    </App>,
+  );
+  return `<div id="root">${markup}</div>`;
 }

@@ -46,9 +46,11 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
  * The home page in the HTML itself, with its stylesheet, so that it paints before its
  * JavaScript arrives (issue 31): index.html carries the app's first render at `/` for a
  * signed-out visitor, and index.signed-in.html the same for a signed-in one; main.tsx
- * hydrates either. app.html keeps the empty #root and the stylesheet's link, for every other
- * path, whose page the router renders in the browser. The names are WEB_APP_PAGES
- * (packages/contracts), which the servers in front read too.
+ * hydrates either. profile.signed-in.html and link.signed-in.html carry the frame a signed-in
+ * visitor first sees at `/profile` and at a link's page, which main.tsx renders anew over.
+ * app.html keeps the empty #root and the stylesheet's link, for every other path, whose page
+ * the router renders in the browser. The names are WEB_APP_PAGES (packages/contracts), which
+ * the servers in front read too.
  */
 export function prerenderHome(): Plugin {
   let config: ResolvedConfig;
@@ -61,30 +63,33 @@ export function prerenderHome(): Plugin {
       config = resolved;
     },
     async generateBundle(_options, bundle) {
-      const { renderHome, WEB_APP_PAGES } = await loadPrerender(config);
+      const { renderHome, renderProfileFrame, WEB_APP_PAGES } = await loadPrerender(config);
       const page = bundle[WEB_APP_PAGES.home];
       if (page?.type !== 'asset') return this.error(`The build emitted no ${WEB_APP_PAGES.home}.`);
       const html = String(page.source);
       if (!html.includes(EMPTY_ROOT)) return this.error(`index.html has no ${EMPTY_ROOT}.`);
-      // The home page's stylesheet in the page itself: it paints with the HTML alone, without
-      // waiting for one more file (a few kB; the CSP allows inline styles).
-      // And its script fetched after what paints (fetchpriority="low"): the page shows without
-      // it, and it runs when parsed either way (a module script waits for the document).
-      const inlined = html
-        .replace(STYLESHEET, (tag, file: string) => {
-          const sheet = bundle[file];
-          if (sheet?.type !== 'asset') return tag;
-          return `<style>${String(sheet.source)}</style>`;
-        })
-        .replace(ENTRY_SCRIPT, (tag) => tag.replace('<script ', '<script fetchpriority="low" '));
-      const withRoot = (root: string) => inlined.replace(EMPTY_ROOT, () => root);
-      page.source = withRoot(renderHome({ signedIn: false }));
-      this.emitFile({
-        type: 'asset',
-        fileName: WEB_APP_PAGES.homeSignedIn,
-        source: withRoot(renderHome({ signedIn: true })),
+      // The prerendered pages' stylesheet in the page itself: they paint with the HTML alone,
+      // without waiting for one more file (a few kB; the CSP allows inline styles).
+      const inlined = html.replace(STYLESHEET, (tag, file: string) => {
+        const sheet = bundle[file];
+        if (sheet?.type !== 'asset') return tag;
+        return `<style>${String(sheet.source)}</style>`;
       });
-      this.emitFile({ type: 'asset', fileName: WEB_APP_PAGES.app, source: html });
+      const withRoot = (template: string, root: string) => template.replace(EMPTY_ROOT, () => root);
+      // The home page's script is fetched after what paints (fetchpriority="low"): the page
+      // shows without it, and it runs when parsed either way (a module script waits for the
+      // document). A profile page's content needs it: it keeps its place.
+      const home = inlined.replace(ENTRY_SCRIPT, (tag) =>
+        tag.replace('<script ', '<script fetchpriority="low" '),
+      );
+      page.source = withRoot(home, renderHome({ signedIn: false }));
+      const emit = (fileName: string, source: string) =>
+        this.emitFile({ type: 'asset', fileName, source });
+      emit(WEB_APP_PAGES.homeSignedIn, withRoot(home, renderHome({ signedIn: true })));
+      emit(WEB_APP_PAGES.profileSignedIn, withRoot(inlined, renderProfileFrame('/profile')));
+      // Any code: the frame is the same for every link.
+      emit(WEB_APP_PAGES.linkSignedIn, withRoot(inlined, renderProfileFrame('/profile/code')));
+      emit(WEB_APP_PAGES.app, html);
     },
   };
 }

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WEB_APP_PAGES } from '@shortener/contracts';
+import { WEB_APP_PAGES, webAppPage } from '@shortener/contracts';
 import { freePort } from '@shortener/testkit';
 import { readRepoFile, REPO_ROOT } from './support/repo';
 
@@ -96,12 +96,34 @@ describe("the web app's nginx (frontend/nginx.conf)", () => {
     expect(page(WEB_APP_PAGES.homeSignedIn)).toContain('data-shell="signed-in"');
   });
 
+  it('answers the profile pages with their frame for a signed-in visitor, the empty page for anyone else', async () => {
+    for (const pagePath of ['/profile', '/profile/abc1234']) {
+      for (const signedIn of [false, true]) {
+        const response = await fetch(`${origin}${pagePath}?ref=mail`, {
+          headers: signedIn ? { cookie: 'other=1; loggedIn=true' } : {},
+        });
+        expect(response.status).toBe(200);
+        // The page webAppPage (packages/contracts) names, as the gateway serves it.
+        expect(await response.text()).toBe(page(webAppPage(pagePath, signedIn)));
+        expect(response.headers.get('vary')).toMatch(/\bCookie\b/);
+      }
+    }
+    expect(webAppPage('/profile', true)).toBe(WEB_APP_PAGES.profileSignedIn);
+    expect(webAppPage('/profile/abc1234', true)).toBe(WEB_APP_PAGES.linkSignedIn);
+    for (const frame of [WEB_APP_PAGES.profileSignedIn, WEB_APP_PAGES.linkSignedIn]) {
+      expect(page(frame)).toContain('aria-label="Profile"');
+      expect(page(frame)).toContain('Loading....');
+    }
+  });
+
   it("answers every other page path with the app's empty page, and files as themselves", async () => {
-    for (const pagePath of ['/profile', '/profile/abc1234', '/tc', '/no/such/page']) {
-      const response = await fetch(`${origin}${pagePath}`);
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe(page(WEB_APP_PAGES.app));
-      expect(response.headers.get('vary') ?? '').not.toMatch(/\bCookie\b/);
+    for (const pagePath of ['/tc', '/no/such/page', '/profile/abc1234/more', '/profile/']) {
+      for (const headers of [{}, { cookie: 'loggedIn=true' }] as Array<Record<string, string>>) {
+        const response = await fetch(`${origin}${pagePath}`, { headers });
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe(page(WEB_APP_PAGES.app));
+        expect(response.headers.get('vary') ?? '').not.toMatch(/\bCookie\b/);
+      }
     }
     expect(page(WEB_APP_PAGES.app)).toContain('<div id="root"></div>');
     const robots = await fetch(`${origin}/robots.txt`);

@@ -32,6 +32,7 @@ describe('the profile list of a user with many links', () => {
   let db: Client;
   /** Seeded destinations, newest first. */
   const destinations: string[] = [];
+  let newestCode = '';
   const apiCalls: string[] = [];
 
   const items = (): Locator => page.locator('.links__list').getByRole('listitem');
@@ -74,6 +75,7 @@ describe('the profile list of a user with many links', () => {
     const codes = Array.from({ length: SEEDED }, () =>
       Array.from({ length: 7 }, () => SHORT_CODE_ALPHABET[randomInt(62)]).join(''),
     );
+    newestCode = codes[0]!;
     // i = 0 is the newest.
     for (let i = 0; i < SEEDED; i += 1) {
       destinations.push(`https://example.com/${i % 7 === 3 ? NEEDLE : 'item'}/${i}`);
@@ -91,6 +93,58 @@ describe('the profile list of a user with many links', () => {
     await db?.end();
     await stack?.stop();
     await provider?.stop();
+  });
+
+  it('paints the frame of its pages from their HTML, before the script: top bar, the wait, footer', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, javaScriptEnabled: false });
+    try {
+      await context.addCookies(await page.context().cookies());
+      const frame = await context.newPage();
+      for (const pagePath of ['/profile', `/profile/${newestCode}`]) {
+        expect((await frame.goto(`${stack.url}${pagePath}`))?.status()).toBe(200);
+        const main = frame.getByRole('navigation', { name: 'Main' });
+        await visible(main.getByRole('link', { name: 'Profile', exact: true }));
+        expect(await main.getByRole('link', { name: 'Sign in', exact: true }).count()).toBe(0);
+        await visible(frame.getByRole('status').filter({ hasText: 'Loading....' }));
+        const footer = frame.getByRole('navigation', { name: 'Footer' });
+        await visible(footer.getByRole('link', { name: 'Privacy policy', exact: true }));
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('takes that frame over without showing anything else in between, then shows the page', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      await context.addCookies(await page.context().cookies());
+      // Every state of the page the browser could paint: after each batch of changes.
+      await context.addInitScript({
+        content: `window.framesSeen = [];
+          new MutationObserver(() => {
+            const root = document.getElementById('root');
+            if (!root) return;
+            const bar = root.querySelector('header.top-bar');
+            window.framesSeen.push(
+              !bar ? 'no top bar'
+                : bar.textContent.includes('Sign in') ? 'signed out'
+                : root.querySelector('footer') === null ? 'no footer'
+                : 'frame');
+          }).observe(document, { childList: true, subtree: true });`,
+      });
+      const detail = await context.newPage();
+      await detail.goto(`${stack.url}/profile/${newestCode}`);
+      await visible(detail.getByRole('heading', { level: 1, name: new RegExp(destinations[0]!) }));
+      const seen = await detail.evaluate(
+        () => (globalThis as unknown as { framesSeen: string[] }).framesSeen,
+      );
+      // From the moment the parser has written the frame, nothing but the frame.
+      const fromFrame = seen.slice(Math.max(seen.indexOf('frame'), 0));
+      expect(fromFrame.length).toBeGreaterThan(1);
+      expect([...new Set(fromFrame)]).toEqual(['frame']);
+    } finally {
+      await context.close();
+    }
   });
 
   it("shows the newest page, then the next ones with 'Load more', positions continuing", async () => {

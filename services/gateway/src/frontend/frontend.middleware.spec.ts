@@ -97,14 +97,30 @@ describe('FrontendMiddleware', () => {
     writeFileSync(path.join(dir, 'index.html'), '<div id="root">home</div>');
     writeFileSync(path.join(dir, 'index.signed-in.html'), '<div id="root">signed-in home</div>');
     writeFileSync(path.join(dir, 'app.html'), '<div id="root"></div>');
+    writeFileSync(path.join(dir, 'profile.signed-in.html'), '<div id="root">list frame</div>');
+    writeFileSync(path.join(dir, 'link.signed-in.html'), '<div id="root">link frame</div>');
     writeFileSync(path.join(dir, 'assets', 'app-1234.js'), 'console.log(1)');
     const { url, server } = await serve(dir);
     servers.push(server);
 
-    const page = await fetch(`${url}/profile/abc1234`);
+    const page = await fetch(`${url}/tc`, { headers: { cookie: 'loggedIn=true' } });
     expect(page.status).toBe(200);
     expect(await page.text()).toBe('<div id="root"></div>');
     expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('vary') ?? '').not.toMatch(/\bCookie\b/);
+
+    // The profile pages: their frame for a signed-in visitor, the empty page for anyone else.
+    for (const [pagePath, cookie, body] of [
+      ['/profile', undefined, '<div id="root"></div>'],
+      ['/profile', 'loggedIn=true', '<div id="root">list frame</div>'],
+      ['/profile/abc1234', 'loggedIn=false', '<div id="root"></div>'],
+      ['/profile/abc1234', 'theme=x; loggedIn=true', '<div id="root">link frame</div>'],
+      ['/profile/abc1234/more', 'loggedIn=true', '<div id="root"></div>'],
+    ] as const) {
+      const profile = await fetch(`${url}${pagePath}`, { headers: cookie ? { cookie } : {} });
+      expect([pagePath, cookie, await profile.text()]).toEqual([pagePath, cookie, body]);
+      if (!pagePath.endsWith('/more')) expect(profile.headers.get('vary')).toMatch(/\bCookie\b/);
+    }
 
     // The home page by the sign-in indicator the page itself reads ('true' when signed in).
     for (const [cookie, body] of [

@@ -8,7 +8,12 @@ import express, {
   type Response,
 } from 'express';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
-import { LOGGED_IN_COOKIE, SERVER_PATH_SEGMENTS, WEB_APP_PAGES } from '@shortener/contracts';
+import {
+  LOGGED_IN_COOKIE,
+  SERVER_PATH_SEGMENTS,
+  webAppPage,
+  webAppPageVaries,
+} from '@shortener/contracts';
 import type { GatewayConfig } from '../config';
 
 /** Paths that belong to the API, the services and operations, never to the page. */
@@ -32,13 +37,13 @@ const NOT_BUILT = `<!doctype html>
 `;
 
 /**
- * The HTML for a page path: at `/` the home page prerendered for the visitor (signed in by the
- * page's own indicator, the `loggedIn` cookie, or not), so that it paints before its script
- * arrives; elsewhere the app's empty page, whose router renders the page in the browser.
+ * The HTML for a page path (webAppPage): at `/` the home page prerendered for the visitor, and
+ * at the profile pages their frame for a signed-in one (by the page's own indicator, the
+ * `loggedIn` cookie), so that they paint before their script arrives; elsewhere the app's
+ * empty page, whose router renders the page in the browser.
  */
 export function pageFor(requestPath: string, cookies: Record<string, unknown> | undefined): string {
-  if (requestPath !== '/') return WEB_APP_PAGES.app;
-  return cookies?.[LOGGED_IN_COOKIE] === 'true' ? WEB_APP_PAGES.homeSignedIn : WEB_APP_PAGES.home;
+  return webAppPage(requestPath, cookies?.[LOGGED_IN_COOKIE] === 'true');
 }
 
 /**
@@ -78,8 +83,8 @@ export class FrontendMiddleware implements NestMiddleware {
       if (error) return next(error);
       // A missing script or stylesheet is a 404, not the page in its place.
       if (req.path.startsWith('/assets/')) return next();
-      // The home page differs by the sign-in cookie: a cache keeps one copy per cookie.
-      if (req.path === '/') res.vary('Cookie');
+      // The home and profile pages differ by the sign-in cookie: a cache keeps one copy each.
+      if (webAppPageVaries(req.path)) res.vary('Cookie');
       const page = path.join(this.dir, pageFor(req.path, req.cookies as Record<string, unknown>));
       res.sendFile(page, { headers: { 'cache-control': 'no-cache' } }, (sendError) => {
         if (!sendError || res.headersSent) return;
