@@ -18,8 +18,18 @@ import { buildProduct } from './lib/build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
-const GOALS = { performance: 95, accessibility: 100, 'best-practices': 100, seo: 100 };
-const CATEGORIES = Object.keys(GOALS);
+const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+const FULL_MARKS = { performance: 100, accessibility: 100, 'best-practices': 100, seo: 100 };
+/**
+ * Each page's goals (issue 31). The profile pages are private: robots.txt disallows them, so
+ * Lighthouse's SEO audit (is-crawlable) marks them down by design, and has no goal there.
+ */
+const GOALS = {
+  '/': FULL_MARKS,
+  '/profile': { ...FULL_MARKS, performance: 98, seo: null },
+  '/profile/{id}': { ...FULL_MARKS, performance: 98, seo: null },
+};
+const goalText = (goals) => CATEGORIES.map((id) => `${id} ${goals[id] ?? 'none'}`).join(', ');
 /** Each page's full report, for what the summary leaves out. */
 const REPORTS = path.join(root, 'artifacts', 'lighthouse');
 
@@ -204,11 +214,15 @@ async function main() {
 
     console.log(
       `\nLighthouse (mobile), full reports in ${path.relative(root, REPORTS)}/; goals: ` +
-        CATEGORIES.map((id) => `${id} ${GOALS[id]}`).join(', '),
+        Object.entries(GOALS)
+          .map(([name, goals]) => `${name}: ${goalText(goals)}`)
+          .join('; '),
     );
     for (const { name, finalUrl, scores, misses, metrics, consoleErrors } of rows) {
       const cells = CATEGORIES.map((id) => `${id} ${String(scores[id]).padStart(3)}`).join('  ');
-      const short = CATEGORIES.filter((id) => scores[id] < GOALS[id]);
+      const short = CATEGORIES.filter(
+        (id) => GOALS[name][id] !== null && scores[id] < GOALS[name][id],
+      );
       console.log(`  ${name.padEnd(14)} ${cells}${short.length ? '  (below goal)' : ''}`);
       if (new URL(finalUrl).pathname !== new URL(pageUrl(name), product.origin).pathname) {
         console.log(`  ${''.padEnd(14)} ended on ${finalUrl}`);
