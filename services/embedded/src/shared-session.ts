@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
  * Query, answered by ReadyForQuery) outside a transaction, and a transaction keeps it to the
  * end. PGlite's own socket server turns per message and keeps only transactions together:
  * another connection's Parse between a Parse and its Bind answered with a refusal or, when the
- * shapes allowed, with that other query's rows (electric-sql/pglite#1046).
+ * shapes allowed, with that other query's rows (electric-sql/pglite#1046). COPY is not used
+ * by the services and has no rule here: its data messages would need the turn kept too.
  */
 export interface ProtocolSession {
   /** Runs one frontend message; its answer comes in pieces to `onRawData`. */
