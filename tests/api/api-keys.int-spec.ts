@@ -13,6 +13,7 @@ import {
   startOAuth2Mock,
   startStack,
   testServers,
+  waitFor,
   type OAuth2Mock,
   type ServiceProcess,
   type Stack,
@@ -119,7 +120,7 @@ describe('API keys', () => {
     provider = await startOAuth2Mock(USERS);
     stack = await startStack({
       env: { SIGN_IN_RATE_LIMIT: '1000', API_KEY_RATE_LIMIT: String(KEY_LIMIT) },
-      serviceEnv: { auth: provider.env },
+      serviceEnv: { auth: { ...provider.env, API_KEY_PURGE_INTERVAL_MS: '1000' } },
     });
     second = await stack.add('gateway');
     db = new Client({ connectionString: testServers.databaseUrl });
@@ -279,6 +280,34 @@ describe('API keys', () => {
       [id],
     );
     expect(rows).toEqual([{ revoked: true }]);
+  });
+
+  it('purges a key revoked longer ago than API_KEY_REVOKED_RETENTION_DAYS (30), and keeps a recently revoked one', async () => {
+    const old = await createKey(alice, ['links:read']);
+    const recent = await createKey(alice, ['links:read']);
+    for (const { id } of [old, recent]) {
+      const revoked = await alice.api(`${stack.url}/api/keys/${id}/revoke`, { method: 'POST' });
+      expect(revoked.status).toBe(204);
+    }
+    await db.query(
+      `UPDATE auth.api_keys SET revoked_at = now() - interval '30 days 1 minute' WHERE id = $1`,
+      [old.id],
+    );
+    await db.query(
+      `UPDATE auth.api_keys SET revoked_at = now() - interval '29 days 23 hours' WHERE id = $1`,
+      [recent.id],
+    );
+    const kept = async (): Promise<string[]> =>
+      (
+        await db.query<{ id: string }>('SELECT id FROM auth.api_keys WHERE id = ANY($1)', [
+          [old.id, recent.id],
+        ])
+      ).rows.map((row) => row.id);
+    await waitFor(async () => !(await kept()).includes(old.id), {
+      what: 'the key revoked 30 days ago purged',
+      timeoutMs: 10_000,
+    });
+    expect(await kept()).toEqual([recent.id]);
   });
 
   it("revokes only its owner's keys: another user's revoke is 404 and the key still works", async () => {

@@ -78,4 +78,15 @@ describe('loadAuthConfig', () => {
     expect(loadAuthConfig({ ...base, SESSION_IDLE_DAYS: '2' }).SESSION_IDLE_DAYS).toBe(2);
     expect(() => loadAuthConfig({ ...base, SESSION_IDLE_DAYS: '0' })).toThrow(/SESSION_IDLE_DAYS/);
   });
+
+  it('keeps revoked API keys 30 days by default, or API_KEY_REVOKED_RETENTION_DAYS (1 or more)', () => {
+    expect(loadAuthConfig(base).API_KEY_REVOKED_RETENTION_DAYS).toBe(30);
+    const config = loadAuthConfig({ ...base, API_KEY_REVOKED_RETENTION_DAYS: '7' });
+    expect(config.API_KEY_REVOKED_RETENTION_DAYS).toBe(7);
+    for (const bad of ['0', '-1', 'a month', '1.5']) {
+      expect(() => loadAuthConfig({ ...base, API_KEY_REVOKED_RETENTION_DAYS: bad })).toThrow(
+        /API_KEY_REVOKED_RETENTION_DAYS/,
+      );
+    }
+  });
 });

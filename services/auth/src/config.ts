@@ -34,6 +34,10 @@ export const authConfigShape = {
   SESSION_IDLE_DAYS: env.int(7, 1, 3650),
   /** How often expired and idle sessions are deleted. */
   SESSION_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
+  /** A revoked API key's row (who owned it, when it stopped working) is kept this long. */
+  API_KEY_REVOKED_RETENTION_DAYS: env.int(30, 1, 3650),
+  /** How often revoked keys past their retention are deleted. */
+  API_KEY_PURGE_INTERVAL_MS: env.int(3_600_000, 1000),
 };
 
 type RawAuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;

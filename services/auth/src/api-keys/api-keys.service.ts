@@ -1,4 +1,12 @@
-import { ConflictException, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import {
+  ConflictException,
+  Inject,
+  Injectable,
+  ServiceUnavailableException,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import {
   API_KEY_MESSAGES,
@@ -10,7 +18,10 @@ import {
   type CreateApiKeyRequest,
   type CreatedApiKey,
 } from '@shortener/contracts';
+import { periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { AuthConfig } from '../config';
 import { toSessionUser } from '../users/users.service';
 import { hashApiKey, isApiKey, newApiKey } from './api-key-secret';
 
@@ -48,10 +59,33 @@ function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
-/** API keys: made, listed and revoked by their owner; looked up by the gateway. */
+/**
+ * API keys: made, listed and revoked by their owner; looked up by the gateway. A user holds
+ * at most API_KEYS_PER_USER live keys, and a revoked key's row is deleted once it has been
+ * revoked for API_KEY_REVOKED_RETENTION_DAYS, so the table stays bounded.
+ */
 @Injectable()
-export class ApiKeysService {
-  constructor(@Inject(ManagedDataSource) private readonly database: ManagedDataSource) {}
+export class ApiKeysService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private purge: PeriodicJob | undefined;
+
+  constructor(
+    @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: AuthConfig,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.purge = periodic({
+      name: 'revoked API keys purge',
+      everyMs: this.config.API_KEY_PURGE_INTERVAL_MS,
+      run: () => this.purgeRevoked(),
+      logger: this.logger,
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.purge?.stop();
+  }
 
   async create(userId: string, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
     const { id, key } = newApiKey();
@@ -116,6 +150,18 @@ export class ApiKeysService {
     );
     const row = rows[0];
     return row ? { user: toSessionUser(row), keyId: row.key_id, scopes: row.scopes } : null;
+  }
+
+  async purgeRevoked(): Promise<void> {
+    if (!this.database.isConnected) return;
+    // For a DELETE, TypeORM answers [rows, affected count].
+    const [, count] = await this.database.dataSource.query<[unknown, number]>(
+      `DELETE FROM auth.api_keys
+       WHERE revoked_at <= now() - make_interval(days => $1)`,
+      [this.config.API_KEY_REVOKED_RETENTION_DAYS],
+    );
+    if (count > 0)
+      this.logger.info({ purged: count }, 'revoked API keys past their retention purged');
   }
 
   private db(): DataSource {

@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * API keys (issue 28). Like sessions, only a hash of each key is kept: the database alone
- * cannot call anything. A revoked key keeps its row (revoked_at), so the id of a key found
- * leaked still names its owner and when it stopped working.
+ * cannot call anything. A revoked key keeps its row (revoked_at) for a retention, so the id
+ * of a key found leaked still names its owner and when it stopped working.
  */
 export class CreateApiKeys1796000000000 implements MigrationInterface {
   name = 'CreateApiKeys1796000000000';
