@@ -60,6 +60,7 @@ const STATS_SCHEMAS = [
 
 /** The API keys section's constants and answers (`@shortener/contracts/web-api-keys`). */
 const API_KEYS_CONSTANTS = [
+  'API_KEY_MESSAGES',
   'API_KEY_SCOPES',
   'API_KEY_SCOPE_DESCRIPTIONS',
   'API_KEY_NAME_MAX',

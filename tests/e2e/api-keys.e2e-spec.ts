@@ -78,6 +78,11 @@ describe('the API keys section of the profile page', () => {
     expect(await section().getByLabel('Name').count()).toBe(0);
     await openKeys();
     await visible(section().getByText('No API keys yet.'));
+    // 'Create key' is disabled until the key has a name, and says so beside it (issue 37).
+    const create = section().getByRole('button', { name: 'Create key' });
+    expect(await create.isDisabled()).toBe(true);
+    const why = await visible(section().getByText('Give the key a name.', { exact: true }));
+    expect(await create.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
     // links:write is chosen to begin with.
     expect(
       await section()
@@ -136,8 +141,13 @@ describe('the API keys section of the profile page', () => {
     await picture('api-keys-listed');
   });
 
-  it('revokes the key: gone from the list, refused at once', async () => {
+  it('revokes the key once the user confirms: gone from the list, refused at once', async () => {
     await keyList().getByRole('button', { name: 'Revoke' }).click();
+    // Nothing is revoked until asked a second time (issue 37).
+    await visible(keyList().getByText('Revoke “Deploy script”?', { exact: false }));
+    expect((await withKey('/api/links')).status).toBe(200);
+    await picture('api-keys-revoke-confirm');
+    await keyList().getByRole('button', { name: 'Revoke key' }).click();
     await visible(section().getByText('No API keys yet.'));
     const refused = await withKey('/api/user');
     expect(refused.status).toBe(401);

@@ -99,13 +99,51 @@ describe('the API keys section', () => {
     expect(screen.getByLabelText<HTMLInputElement>('Name').value).toBe('One more');
   });
 
-  it('revokes a key: gone from the list once the server says so', async () => {
+  it('revokes a key once asked to confirm: gone from the list once the server says so', async () => {
     const { user, fetchMock } = setup((url) =>
       url.endsWith('/revoke') ? new Response(null, { status: 204 }) : jsonResponse(200, [aKey()]),
     );
     await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     await user.click(await screen.findByRole('button', { name: 'Revoke' }));
+    // Nothing is revoked yet: the row asks first.
+    expect(calls(fetchMock)).toEqual(['GET /api/keys']);
+    const item = screen.getByRole('listitem');
+    expect(item.textContent).toContain('Revoke “Deploy script”?');
+    await user.click(within(item).getByRole('button', { name: 'Revoke key' }));
     await waitFor(() => expect(screen.getByText('No API keys yet.')).toBeTruthy());
     expect(calls(fetchMock)).toEqual(['GET /api/keys', 'POST /api/keys/AbCdE12345/revoke']);
+  });
+
+  it('keeps the key when the confirmation is cancelled (Cancel or Escape)', async () => {
+    const { user, fetchMock } = setup(() => jsonResponse(200, [aKey()]));
+    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
+    await user.click(await screen.findByRole('button', { name: 'Revoke' }));
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    // Back where it was, the focus on the Revoke button.
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Revoke' }));
+    await user.click(screen.getByRole('button', { name: 'Revoke' }));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Revoke key' }));
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('button', { name: 'Revoke key' })).toBeNull();
+    expect(screen.getByRole('listitem').textContent).toContain('Deploy script');
+    expect(calls(fetchMock)).toEqual(['GET /api/keys']);
+  });
+
+  it('says why "Create key" is disabled: no name, then no scope', async () => {
+    const { user } = setup(() => jsonResponse(200, []));
+    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
+    const create = screen.getByRole('button', { name: 'Create key' });
+    expect(create).toHaveProperty('disabled', true);
+    expect(screen.getByText('Give the key a name.')).toBeTruthy();
+    expect(create.getAttribute('aria-describedby')).toBe(
+      screen.getByText('Give the key a name.').id,
+    );
+    await user.type(screen.getByLabelText('Name'), 'Deploy');
+    expect(create).toHaveProperty('disabled', false);
+    expect(screen.queryByText('Give the key a name.')).toBeNull();
+    expect(create.getAttribute('aria-describedby')).toBeNull();
+    await user.click(screen.getByRole('checkbox', { name: /links:write/ }));
+    expect(create).toHaveProperty('disabled', true);
+    expect(screen.getByText(/^Choose at least one scope/)).toBeTruthy();
   });
 });

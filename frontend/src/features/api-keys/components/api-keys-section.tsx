@@ -1,4 +1,5 @@
 import {
+  API_KEY_MESSAGES,
   API_KEY_NAME_MAX,
   API_KEY_SCOPE_DESCRIPTIONS,
   API_KEY_SCOPES,
@@ -6,7 +7,7 @@ import {
   type ApiKeyScope,
   type CreatedApiKey,
 } from '@shortener/contracts/web-api-keys';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
 import { CheckIcon, CopyIcon, TrashIcon } from '../../../components/icons';
@@ -126,6 +127,7 @@ function NewKeyForm({
   onSignedOut: () => void;
 }) {
   const nameId = useId();
+  const whyId = useId();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['links:write']);
   const [busy, setBusy] = useState(false);
@@ -152,6 +154,13 @@ function NewKeyForm({
         : current.filter((each) => each !== scope),
     );
   }
+
+  const why =
+    name.trim() === ''
+      ? API_KEY_MESSAGES.nameRequired
+      : scopes.length === 0
+        ? API_KEY_MESSAGES.scopesRequired
+        : null;
 
   return (
     <form className="api-keys__form" onSubmit={(event) => void submit(event)}>
@@ -185,10 +194,17 @@ function NewKeyForm({
       <button
         type="submit"
         className="button button--primary"
-        disabled={busy || scopes.length === 0 || name.trim() === ''}
+        disabled={busy || why !== null}
+        aria-describedby={why === null ? undefined : whyId}
       >
         {busy ? 'Loading..' : 'Create key'}
       </button>
+      {/* A disabled button cannot be asked why: the reason stands beside it. */}
+      {why !== null && (
+        <p id={whyId} className="api-keys__why">
+          {why}
+        </p>
+      )}
       {error && <ErrorMessage>{error}</ErrorMessage>}
     </form>
   );
@@ -232,8 +248,20 @@ function KeyItem({
   onRevoke: () => void;
 }) {
   const nameId = useId();
+  const [asking, setAsking] = useState(false);
+  const item = useRef<HTMLLIElement>(null);
+  const answered = useRef(false);
+  useEffect(() => {
+    // Into the question when it is asked; back to Revoke when it is answered with Cancel.
+    if (asking) item.current?.querySelector<HTMLButtonElement>('.button--danger')?.focus();
+    else if (answered.current) item.current?.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [asking]);
+  function keep() {
+    answered.current = true;
+    setAsking(false);
+  }
   return (
-    <li className="api-key">
+    <li className="api-key" ref={item}>
       <div className="api-key__body">
         <p className="api-key__name" id={nameId}>
           {apiKey.name}
@@ -261,15 +289,43 @@ function KeyItem({
           </div>
         </dl>
       </div>
-      <IconButton
-        label="Revoke"
-        tone="danger"
-        icon={<TrashIcon />}
-        aria-describedby={nameId}
-        aria-busy={revoking}
-        disabled={revoking}
-        onClick={onRevoke}
-      />
+      {asking ? (
+        // Revoking cannot be undone (scripts using the key fail at once): the row asks first.
+        <div
+          className="api-key__confirm"
+          role="group"
+          aria-label={`Revoke ${apiKey.name}`}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') keep();
+          }}
+        >
+          <p className="api-key__confirm-text">
+            Revoke “{apiKey.name}”? Scripts that use it stop working at once.
+          </p>
+          <div className="api-key__confirm-actions">
+            <button
+              type="button"
+              className="button button--danger"
+              aria-busy={revoking}
+              disabled={revoking}
+              onClick={onRevoke}
+            >
+              {revoking ? 'Loading..' : 'Revoke key'}
+            </button>
+            <button type="button" className="button button--secondary" onClick={keep}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <IconButton
+          label="Revoke"
+          tone="danger"
+          icon={<TrashIcon />}
+          aria-describedby={nameId}
+          onClick={() => setAsking(true)}
+        />
+      )}
     </li>
   );
 }
