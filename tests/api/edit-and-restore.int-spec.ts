@@ -200,6 +200,7 @@ describe('editing a link and undoing a delete', () => {
       ['JSON that is not an object', '[1]', EDIT_LINK_MESSAGES.notAnObject],
       ['an unknown field', '{"url":"https://example.com/x","alias":"x"}', undefined],
       ['days not offered', '{"days":45}', EDIT_LINK_MESSAGES.days],
+      ['days too large for any number of days', '{"days":1e21}', EDIT_LINK_MESSAGES.days],
       ['days as text', '{"days":"30"}', EDIT_LINK_MESSAGES.days],
       ['a URL that is not a string', '{"url":5}', undefined],
       ['a URL that does not parse', '{"url":"not a url"}', TARGET_URL_MESSAGES.notAbsolute],
@@ -334,6 +335,33 @@ describe('editing a link and undoing a delete', () => {
         },
       );
       expect(await redirectsTo(code)).toBeNull();
+    });
+
+    it('answers 404 to the delete of a link that has expired, as to its edit, and changes nothing', async () => {
+      const { code } = await shorten(carol);
+      await db.query(
+        "UPDATE links.links SET expires_at = now() - interval '1 second' WHERE code = $1",
+        [code],
+      );
+      const before = await stored(code);
+      const response = await remove(carol, code);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: MESSAGES.urlNotFound });
+      expect(await stored(code)).toEqual(before);
+    });
+
+    it('answers 404 to the restore of a link that expired while it was deleted, and leaves it deleted', async () => {
+      const { code } = await shorten(carol);
+      expect((await remove(carol, code)).status).toBe(200);
+      await db.query(
+        "UPDATE links.links SET expires_at_before_delete = now() - interval '1 second' WHERE code = $1",
+        [code],
+      );
+      const response = await restore(carol, code);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: MESSAGES.urlNotFound });
+      expect(await redirectsTo(code)).toBeNull();
+      expect(await listed(carol, code)).toBeUndefined();
     });
 
     it('answers a restore of a live link with the link (a repeated undo changes nothing)', async () => {

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
   DAY_MS,
+  LINKS_QUERY_MESSAGES,
   MESSAGES,
   NEXT_CURSOR_HEADER,
   resolvedLinkSchema,
@@ -369,6 +370,14 @@ describe('the public API', () => {
       const response = await alice.api(`${stack.url}/api/visitors/${code}${query}`);
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ message: ANY_STRING });
+    });
+
+    it('says a cursor that decodes to nothing is not valid in the words of the list of links', async () => {
+      for (const path of [`/api/visitors/${code}?cursor=zzz`, '/api/links?cursor=zzz']) {
+        const response = await alice.api(`${stack.url}${path}`);
+        expect({ path, status: response.status }).toEqual({ path, status: 400 });
+        expect(await response.json()).toEqual({ message: LINKS_QUERY_MESSAGES.cursor });
+      }
     });
 
     it("deletes the owner's link: gone from the list, its visitors and its redirect", async () => {

@@ -50,26 +50,38 @@ export const urlIdSchema = z
       `${ALIAS_MAX_LENGTH} characters of 0-9, A-Z, a-z, - and _).`,
   );
 
+/** What a cursor that is not one a page gave is answered (400), on every paged call. */
+export const CURSOR_MESSAGE = 'The cursor is not valid.';
+
 /** Cursors are opaque to the gateway: printable ASCII without spaces, bounded in length. */
 export const VISITS_CURSOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
 export const visitorsQuerySchema = z.object({
   cursor: z
     .string({ error: 'Give one cursor only.' })
-    .regex(VISITS_CURSOR_PATTERN, { error: 'The cursor is not valid.' })
+    .regex(VISITS_CURSOR_PATTERN, { error: CURSOR_MESSAGE })
     .optional()
     .describe('Where the page starts: the X-Next-Cursor header of the previous page.'),
 });
 export type VisitorsQuery = z.infer<typeof visitorsQuerySchema>;
+
+/**
+ * Text a user types that reaches SQL (a search, a key's name) holds no control character:
+ * PostgreSQL refuses NUL outright, and none of the others belongs in one line of text.
+ */
+export function hasNoControlCharacters(text: string): boolean {
+  return !/\p{Cc}/u.test(text);
+}
 
 /** The longest search GET /api/links takes: longer than any code, shorter than most URLs. */
 export const LINKS_SEARCH_MAX = 200;
 
 /** What GET /api/links refuses, word for word (400). */
 export const LINKS_QUERY_MESSAGES = {
-  cursor: 'The cursor is not valid.',
+  cursor: CURSOR_MESSAGE,
   oneCursor: 'Give one cursor only.',
   search: `The search must be one text of at most ${LINKS_SEARCH_MAX} characters.`,
+  searchControl: 'The search must not contain control characters.',
 } as const;
 
 /**
@@ -88,10 +100,11 @@ export const linksQuerySchema = z.object({
   q: z
     .string({ error: LINKS_QUERY_MESSAGES.search })
     .max(LINKS_SEARCH_MAX, { error: LINKS_QUERY_MESSAGES.search })
+    .refine(hasNoControlCharacters, { error: LINKS_QUERY_MESSAGES.searchControl })
     .optional()
     .describe(
       'Only links whose destination or code (an alias is a code) contains this text, ' +
-        'ignoring letter case.',
+        'ignoring letter case; no control characters.',
     ),
 });
 export type LinksQuery = z.infer<typeof linksQuerySchema>;
@@ -177,5 +190,7 @@ export const editLinkBodySchema = z
   )
   .refine((body) => body.url !== undefined || body.days !== undefined, {
     error: EDIT_LINK_MESSAGES.nothingToChange,
-  });
+  })
+  // The refinement above, as JSON Schema says it.
+  .meta({ minProperties: 1 });
 export type EditLinkBody = z.infer<typeof editLinkBodySchema>;

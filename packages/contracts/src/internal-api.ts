@@ -10,7 +10,7 @@ import {
   visitsPageSchema,
   VISITS_PAGE_MAX,
 } from './internal';
-import { linksQuerySchema } from './api-requests';
+import { CURSOR_MESSAGE, linksQuerySchema } from './api-requests';
 import { currentSessionSchema, sessionLookupSchema } from './sessions';
 import {
   apiKeyCallerSchema,
@@ -154,7 +154,7 @@ export const visitsPageQuerySchema = z.object({
     .min(1, { error: LIMIT_MESSAGE })
     .transform((limit) => Math.min(limit, VISITS_PAGE_MAX))
     .optional(),
-  cursor: z.string({ error: 'Invalid cursor' }).optional(),
+  cursor: z.string({ error: CURSOR_MESSAGE }).optional(),
 });
 export type VisitsPageQuery = z.infer<typeof visitsPageQuerySchema>;
 

@@ -16,6 +16,7 @@ import {
   BULK_MESSAGES,
   bulkLinksRequestSchema,
   bulkLinksResponseSchema,
+  CURSOR_MESSAGE,
   editLinkBodySchema,
   LINKS_QUERY_MESSAGES,
   linksQuerySchema,
@@ -29,6 +30,7 @@ import {
   DELETE_UNDO_OFFER_MS,
   DELETE_UNDO_WINDOW_DEFAULT_MS,
   EDIT_LINK_MESSAGES,
+  MAX_URL_LENGTH,
   shortLinkSchema,
   TARGET_URL_MESSAGES,
 } from './links';
@@ -149,6 +151,13 @@ const unauthorized = error(
   `Not signed in: {message: '${MESSAGES.unauthorized}', callBack: '/login?from=...'}`,
 );
 
+/**
+ * A call only a session may make refuses any API key with 403, before looking it up: a
+ * revoked or unknown key is refused the same, never 401.
+ */
+const sessionOnly = (other: string): PublicAnswer =>
+  error(`${other}, or '${API_KEY_MESSAGES.sessionOnly}' (any API key, valid or not)`);
+
 const urlIdParams = z.object({ urlID: urlIdSchema });
 
 /** The header of a page of links that has a next one (/api/user, /api/links). */
@@ -220,18 +229,22 @@ export const publicApi = {
         'Refused, with a message the page shows: ' +
           [
             `'${TARGET_URL_MESSAGES.scheme}'`,
-            `'${TARGET_URL_MESSAGES.ownLinks}' (this service's hosts, and this machine in any spelling)`,
+            `'${TARGET_URL_MESSAGES.ownLinks}' (this service's hosts, and this machine: ` +
+              'localhost names, and loopback addresses in any spelling, also inside a wildcard ' +
+              'DNS name such as 127.0.0.1.nip.io; names are not resolved, so another name ' +
+              'that resolves to this machine is not caught)',
             `'${TARGET_URL_MESSAGES.tooLong}'`,
             `'${TARGET_URL_MESSAGES.credentials}'`,
             `'${TARGET_URL_MESSAGES.spaces}'`,
-            `'${MESSAGES.loginForExpiry}' (anonymous, days > 7)`,
+            `'${MESSAGES.loginForExpiry}' (anonymous, days > 7; answered first when an ` +
+              'anonymous call also gives an alias)',
             `'${ALIAS_MESSAGES.loginRequired}' (anonymous, with an alias)`,
             `'${ALIAS_MESSAGES.format}'`,
             `'${ALIAS_MESSAGES.reserved}' (the app's own paths)`,
             "'Too many links shortened: please wait {n} seconds...' (the shorten rate " +
               'limit, per user or per address for anonymous callers; with Retry-After)',
           ].join('; ') +
-          `. Also ${REQUESTED_WITH_HEADER} missing.`,
+          `. Also ${REQUESTED_WITH_HEADER} missing`,
         retryAfter('Seconds to wait, when the shorten rate limit refused'),
       ),
       409: error(
@@ -242,9 +255,14 @@ export const publicApi = {
       413: EDGE_ANSWERS[413],
       415: EDGE_ANSWERS[415],
       429: error(
-        'Too many requests, or too many live streams open: of this user, or on the server ' +
-          '(both limits set by the operator; close another stream, or try again later)',
-        retryAfter('Seconds to wait, when the rate limit refused'),
+        'Too many requests from this address (API_RATE_LIMIT); with an API key, see below',
+        retryAfter('Seconds to wait'),
+      ),
+      431: error(
+        `The request's head is over 16 KB (answered before any route). A URL ` +
+          `of ${MAX_URL_LENGTH} characters fits, unless most of them are outside ASCII: ` +
+          'percent-encoded in the query, such a URL can take up to 18 KB. Send it in the body ' +
+          'of POST /api/links instead',
       ),
       502: EDGE_ANSWERS[502],
       503: EDGE_ANSWERS[503],
@@ -348,7 +366,7 @@ export const publicApi = {
             `'${TARGET_URL_MESSAGES.credentials}'`,
             `'${TARGET_URL_MESSAGES.spaces}'`,
           ].join('; ') +
-          `. Also ${REQUESTED_WITH_HEADER} missing.`,
+          `. Also ${REQUESTED_WITH_HEADER} missing`,
       ),
       404: error(`'${MESSAGES.urlNotFound}': unknown, expired, deleted or not yours`),
       413: EDGE_ANSWERS[413],
@@ -375,7 +393,8 @@ export const publicApi = {
       400: error(`A ${UNDECODABLE}`),
       401: unauthorized,
       404: error(
-        `'${MESSAGES.urlNotFound}': unknown, not yours, or deleted longer ago than the window`,
+        `'${MESSAGES.urlNotFound}': unknown, not yours, deleted longer ago than the window, ` +
+          'or expired (a link whose expiry passed while it was deleted stays deleted)',
       ),
       ...EDGE_ANSWERS,
     },
@@ -400,7 +419,7 @@ export const publicApi = {
           },
         },
       },
-      400: error(`The cursor is not valid, or a ${UNDECODABLE}`),
+      400: error(`'${CURSOR_MESSAGE}', '${LINKS_QUERY_MESSAGES.oneCursor}', or a ${UNDECODABLE}`),
       401: unauthorized,
       404: error(
         `'${MESSAGES.noVisitors}' (no visits yet), or '${MESSAGES.urlNotFound}' (unknown, expired or not yours)`,
@@ -435,8 +454,9 @@ export const publicApi = {
       "A link's visits as they are stored, as Server-Sent Events (EventSource): an event " +
       `\`${LIVE_EVENTS.visit}\` per stored visit (data: LiveVisit), a comment every 15 s, and an ` +
       `event \`${LIVE_EVENTS.end}\` (data: {reason}) when the session ends ` +
-      `('${LIVE_END_REASONS.sessionEnded}') or the link is deleted ` +
-      `('${LIVE_END_REASONS.linkDeleted}'). A client that does not read as fast as visits come ` +
+      `('${LIVE_END_REASONS.sessionEnded}'), the link is deleted ` +
+      `('${LIVE_END_REASONS.linkDeleted}') or the server stops ` +
+      `('${LIVE_END_REASONS.serverStopping}': reconnect, as EventSource does by itself). A client that does not read as fast as visits come ` +
       `is not sent the visits its connection cannot take: once it has caught up, an event ` +
       `\`${LIVE_EVENTS.refetch}\` says to fetch the stats and visitors again; one that reads ` +
       'nothing for a heartbeat is disconnected. Not X-Requested-With (EventSource cannot send ' +
@@ -456,7 +476,7 @@ export const publicApi = {
       },
       400: error(`A ${UNDECODABLE}`),
       401: unauthorized,
-      403: error('A request from another site'),
+      403: sessionOnly('A request from another site'),
       404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
       429: error(
         'Too many requests, or too many live streams open: of this user, or on the server ' +
@@ -501,7 +521,7 @@ export const publicApi = {
       400: error(`A ${UNDECODABLE}`),
       401: unauthorized,
       ...EDGE_ANSWERS,
-      403: error(`${REQUESTED_WITH_HEADER} missing, or '${API_KEY_MESSAGES.sessionOnly}'`),
+      403: sessionOnly(`${REQUESTED_WITH_HEADER} missing`),
     },
   },
   createApiKey: {
@@ -523,7 +543,7 @@ export const publicApi = {
       401: unauthorized,
       409: error(`'${API_KEY_MESSAGES.tooMany}'`),
       ...EDGE_ANSWERS,
-      403: error(`${REQUESTED_WITH_HEADER} missing, or '${API_KEY_MESSAGES.sessionOnly}'`),
+      403: sessionOnly(`${REQUESTED_WITH_HEADER} missing`),
     },
   },
   revokeApiKey: {
@@ -546,7 +566,7 @@ export const publicApi = {
       401: unauthorized,
       404: error(`'${API_KEY_MESSAGES.notFound}': unknown, revoked already, or not yours`),
       ...EDGE_ANSWERS,
-      403: error(`${REQUESTED_WITH_HEADER} missing, or '${API_KEY_MESSAGES.sessionOnly}'`),
+      403: sessionOnly(`${REQUESTED_WITH_HEADER} missing`),
     },
   },
 } as const satisfies Record<string, PublicRoute>;

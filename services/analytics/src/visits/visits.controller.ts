@@ -1,5 +1,6 @@
 import { BadRequestException, Controller, Inject } from '@nestjs/common';
 import {
+  CURSOR_MESSAGE,
   internalApi,
   isShortCode,
   VISITS_PAGE_DEFAULT,
@@ -33,7 +34,7 @@ export class VisitsController {
     let after = null;
     if (query.cursor !== undefined) {
       after = decodeCursor(query.cursor);
-      if (!after) throw new BadRequestException('Invalid cursor');
+      if (!after) throw new BadRequestException(CURSOR_MESSAGE);
     }
     // One row more than asked tells whether another page follows.
     const rows = await this.visits.page(code, limit + 1, after);

@@ -29,10 +29,11 @@ import { LinksService } from './links.service';
 
 /**
  * A URL too long is refused like the links service's other rules for a URL the page
- * accepts: 403 with the message, which the page shows (SPEC section 8).
+ * accepts: 403 with the message, which the page shows (SPEC section 8). Anything else too
+ * big (days of 1e21, past a safe integer) is a 400 like any other bad input.
  */
 const refuseShorten: Refusal = (issue) =>
-  issue.code === 'too_big'
+  issue.code === 'too_big' && issue.path[0] === 'url'
     ? new ForbiddenException(issue.message)
     : new BadRequestException(issue.message);
 

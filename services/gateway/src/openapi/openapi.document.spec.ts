@@ -350,4 +350,29 @@ describe('the OpenAPI description', () => {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Links' } } },
     });
   });
+
+  it('writes every description as sentences: no full stop doubled where two are joined', () => {
+    const descriptions = JSON.stringify(document).match(/"description":"(?:[^"\\]|\\.)*"/g) ?? [];
+    expect(descriptions.length).toBeGreaterThan(50);
+    expect(descriptions.filter((text) => /(?<!\.)\.\.(?!\.)/.test(text))).toEqual([]);
+  });
+
+  it('says what PATCH needs at least, as JSON Schema says it: one property', () => {
+    const patch = document.paths['/api/links/{urlID}']!['patch']!.requestBody as {
+      content: { 'application/json': { schema: Record<string, unknown> } };
+    };
+    expect(patch.content['application/json'].schema).toMatchObject({
+      minProperties: 1,
+      additionalProperties: false,
+    });
+  });
+
+  it("describes shorten's own 429 and the 431 of a head too large, not the live stream's", () => {
+    const answers = document.paths['/api/shorten/']!['post']!.responses as Record<
+      string,
+      { description: string }
+    >;
+    expect(answers['429']!.description).not.toMatch(/live stream/);
+    expect(answers['431']!.description).toMatch(/16 KB/);
+  });
 });

@@ -145,7 +145,7 @@ function answersOf(route: PublicRoute): Record<string, PublicAnswer> {
   for (const [status, added] of Object.entries(keyAnswers(route.apiKeyScope))) {
     const own = answers[status];
     answers[status] = own
-      ? { ...own, description: `${own.description}. ${added.description}` }
+      ? { ...own, description: `${own.description.replace(/\.$/, '')}. ${added.description}` }
       : added;
   }
   return answers;

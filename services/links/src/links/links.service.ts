@@ -303,6 +303,7 @@ export class LinksService {
          USING links.links l
          WHERE r.code = $1 AND l.code = $1 AND l.owner_id = $2
            AND l.deleted_at IS NOT NULL AND r.purge_after > now()
+           AND coalesce(l.expires_at_before_delete, l.expires_at) > now()
          RETURNING r.code
        ),
        restored AS (
@@ -352,7 +353,7 @@ export class LinksService {
            SET deleted_at = now(),
                expires_at_before_delete = expires_at,
                expires_at = least(expires_at, now())
-         WHERE code = $1 AND owner_id = $2 AND deleted_at IS NULL
+         WHERE code = $1 AND owner_id = $2 AND deleted_at IS NULL AND expires_at > now()
          RETURNING code
        )
        ${retireRemoved('now() + make_interval(secs => $3::double precision / 1000)')}`,
