@@ -14,6 +14,7 @@ export declare const DEFAULT_EXPIRY_DAYS: typeof contracts.DEFAULT_EXPIRY_DAYS;
 export declare const ANONYMOUS_MAX_EXPIRY_DAYS: typeof contracts.ANONYMOUS_MAX_EXPIRY_DAYS;
 export declare const VISITS_CURSOR_PATTERN: typeof contracts.VISITS_CURSOR_PATTERN;
 export declare const DELETE_UNDO_OFFER_MS: typeof contracts.DELETE_UNDO_OFFER_MS;
+export declare const DELETED_CODE_KEPT_DAYS: typeof contracts.DELETED_CODE_KEPT_DAYS;
 export declare const LINKS_PAGE_SIZE: typeof contracts.LINKS_PAGE_SIZE;
 export declare const LINKS_SEARCH_MAX: typeof contracts.LINKS_SEARCH_MAX;
 export declare const ALIAS_MAX_LENGTH: typeof contracts.ALIAS_MAX_LENGTH;
