@@ -12,20 +12,25 @@ import { AppLayout } from './layout';
 import { RouteErrorBoundary } from './routes/route-error';
 
 describe('the frame around every route', () => {
-  it("has a top bar with the title, Tracking, and 'Sign in' instead of a profile icon when signed out", () => {
+  it("has a top bar with the title, Tracking, SPEC's profile link with a generic icon, and 'Sign in' beside it when signed out", () => {
     renderApp('/tc?x=1');
     const main = screen.getByRole('navigation', { name: 'Main' });
     expect(screen.getByRole('link', { name: 'URL Shortener' }).getAttribute('href')).toBe('/');
     expect(within(main).getByRole('link', { name: 'Tracking' }).getAttribute('href')).toBe(
       '/profile',
     );
+    // SPEC section 2: a profile link to '/profile', a generic icon when not signed in.
+    const profile = within(main).getByRole('link', { name: 'Profile' });
+    expect(profile.getAttribute('href')).toBe('/profile');
+    expect(profile.querySelector('img')).toBeNull();
+    expect(profile.querySelector('svg')).not.toBeNull();
     const signIn = within(main).getByRole('link', { name: 'Sign in' });
     // A browser navigation that brings the user back to the page they were on.
     expect(signIn.getAttribute('href')).toBe('/login?from=%2Ftc%3Fx%3D1');
-    expect(within(main).queryByRole('link', { name: 'Profile' })).toBeNull();
+    expect(signIn.textContent).toBe('Sign in');
   });
 
-  it('shows the profile link (a generic icon without a picture) only when signed in', () => {
+  it("shows the profile link (a generic icon without a picture) and no 'Sign in' when signed in", () => {
     signIn();
     localStorage.setItem('userData', JSON.stringify(aUser({ profilePicture: '' })));
     renderApp('/');

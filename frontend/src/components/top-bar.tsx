@@ -28,19 +28,23 @@ export function TopBar({ signedIn, picture }: TopBarProps) {
             <ChartIcon />
             Tracking
           </NavLink>
-          {signedIn ? (
-            // The same page as 'Tracking', which alone marks it as the current one.
-            <Link to="/profile" className="top-bar__profile" aria-label="Profile">
-              <Avatar key={picture} picture={picture} />
-            </Link>
-          ) : (
-            // Signed out, a generic icon looked the same as a signed-in user without a
-            // picture: the bar says what to do instead. A browser navigation (SPEC: sign-in
-            // is /login?from={path}), which brings the user back here.
+          {!signedIn && (
+            // Beside the icon, which alone looks the same as a signed-in user's without a
+            // picture: what to do. A browser navigation (SPEC: sign-in is /login?from={path}),
+            // which brings the user back here.
             <a className="top-bar__sign-in" href={`/login?from=${encodeURIComponent(from)}`}>
               Sign in
             </a>
           )}
+          {/* SPEC section 2: the profile link, the user's picture signed in, else a generic
+              icon. The same page as 'Tracking', which alone marks it as the current one. */}
+          <Link to="/profile" className="top-bar__profile" aria-label="Profile">
+            {signedIn ? (
+              <Avatar key={picture} picture={picture} />
+            ) : (
+              <UserIcon width={22} height={22} />
+            )}
+          </Link>
         </nav>
       </div>
     </header>
