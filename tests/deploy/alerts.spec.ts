@@ -3,8 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ofKind, render, renderWithComponent } from './support/kubernetes';
-import { readRepoFile, REPO_ROOT } from './support/repo';
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IJob } from 'kubernetes-models/batch/v1';
+import {
+  ofKind,
+  render,
+  renderWithComponent,
+  selects,
+  type LabelSelector,
+  type Manifest,
+} from './support/kubernetes';
+import { readRepoFile, REPO_ROOT, SERVICES } from './support/repo';
 
 // The alert rules (k8s/components/monitoring/alerts.yml) checked and unit-tested with the real
 // promtool (Debian's prometheus package; npm test installs it when missing), the dashboard's
@@ -31,6 +40,16 @@ interface RuleTests {
     alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }>;
   }>;
 }
+
+/** The part of a Prometheus Operator PodMonitor these tests read. */
+type PodMonitor = Manifest & {
+  spec: {
+    jobLabel?: string;
+    selector: LabelSelector;
+    namespaceSelector?: unknown;
+    podMetricsEndpoints: Array<{ port: string; path?: string }>;
+  };
+};
 
 interface Dashboard {
   uid: string;
@@ -234,7 +253,7 @@ describe('k8s/components/monitoring: the rules for the Prometheus Operator', () 
     ).not.toThrow();
   });
 
-  it('adds to the production overlay only the PrometheusRule and the dashboard, in its namespace', () => {
+  it('adds to the production overlay only the PodMonitor, the PrometheusRule and the dashboard, in its namespace', () => {
     const production = render('production');
     const objects = renderWithComponent('production', FOLDER);
     const added = objects.filter(
@@ -242,6 +261,7 @@ describe('k8s/components/monitoring: the rules for the Prometheus Operator', () 
     );
     expect(added.map((object) => `${object.kind} ${object.metadata.namespace}`).sort()).toEqual([
       'ConfigMap shortener',
+      'PodMonitor shortener',
       'PrometheusRule shortener',
     ]);
     const [rule] = ofKind<{ spec: RuleFile }>(added, 'PrometheusRule');
@@ -252,5 +272,57 @@ describe('k8s/components/monitoring: the rules for the Prometheus Operator', () 
     expect(
       Object.values(board?.data ?? {}).map((json) => (JSON.parse(json) as Dashboard).uid),
     ).toEqual([dashboard.uid]);
+  });
+
+  it('scrapes every service as deployed: a PodMonitor on the ops port its container declares, no other pod', () => {
+    const objects = renderWithComponent('production', FOLDER);
+    const monitors = ofKind<PodMonitor>(objects, 'PodMonitor');
+    expect(monitors).toHaveLength(1);
+    const monitor = monitors[0]!;
+    const pods = [
+      ...ofKind<IDeployment>(objects, 'Deployment').map((deployment) => ({
+        owner: deployment.metadata.name,
+        template: deployment.spec!.template,
+      })),
+      ...ofKind<IJob>(objects, 'Job').map((job) => ({
+        owner: job.metadata.name,
+        template: job.spec!.template,
+      })),
+    ];
+    const scraped = pods.filter(({ template }) =>
+      selects(monitor.spec.selector, template.metadata?.labels),
+    );
+    // Every service's pods, by the name its metrics carry in their `service` label, as `job`.
+    expect(scraped.map(({ owner }) => owner).sort()).toEqual([...SERVICES].sort());
+    expect(monitor.spec.jobLabel).toBe('app.kubernetes.io/name');
+    const problems = scraped.flatMap(({ owner, template }) => {
+      const found: string[] = [];
+      if (template.metadata?.labels?.['app.kubernetes.io/name'] !== owner) {
+        found.push(`${owner}: job would not be its name`);
+      }
+      const container = template.spec!.containers.find((candidate) => candidate.name === owner);
+      for (const endpoint of monitor.spec.podMetricsEndpoints) {
+        if (!container?.ports?.some((port) => port.name === endpoint.port)) {
+          found.push(`${owner}: its container declares no port named ${endpoint.port}`);
+        }
+      }
+      return found;
+    });
+    expect(problems).toEqual([]);
+    expect(monitor.spec.podMetricsEndpoints).toEqual([
+      expect.objectContaining({ port: 'ops', path: '/metrics' }),
+    ]);
+    // Pods of the overlay's namespace only: the PodMonitor's own, where the overlay puts it.
+    expect(monitor.metadata.namespace).toBe('shortener');
+    expect(monitor.spec.namespaceSelector).toBeUndefined();
+  });
+
+  it('says which kube-state-metrics labels PodsNotReady needs, where the guide says how to deploy', () => {
+    const guide = readRepoFile('docs/operations.md');
+    const rule = alerts.find((candidate) => candidate.alert === 'PodsNotReady')!;
+    const podLabels = [...rule.expr.matchAll(/label_([a-z0-9_]+)/g)].map((match) => match[1]);
+    expect(podLabels).toEqual(['app_kubernetes_io_part_of']);
+    expect(guide).toContain('--metric-labels-allowlist=pods=[app.kubernetes.io/part-of]');
+    expect(guide).toContain('metricLabelsAllowlist');
   });
 });
