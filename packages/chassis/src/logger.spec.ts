@@ -47,4 +47,26 @@ describe('createLogger', () => {
     });
     expect(JSON.parse(written[2]!)).toMatchObject({ msg: 'Cannot GET /api/none' });
   });
+
+  it("writes no query parameter's value from a failed SQL query's error, however it is nested", () => {
+    const written: string[] = [];
+    const logger = createLogger('test', 'trace', { write: (line) => void written.push(line) });
+    const driverError = Object.assign(new Error('invalid byte sequence'), {
+      parameters: ['SECRET1'],
+    });
+    const failed = Object.assign(new Error('invalid byte sequence'), {
+      query: 'SELECT code FROM links.links WHERE strpos(code, $1) > 0',
+      parameters: ['owner', 'SECRET2\u0000'],
+      driverError,
+    });
+    logger.error({ err: failed }, 'query failed');
+    logger.child({ context: 'ExceptionsHandler' }).error({ err: failed }, 'unexpected');
+    logger.error(failed);
+
+    expect(written).toHaveLength(3);
+    for (const line of written) expect(line).not.toMatch(/SECRET/);
+    expect(JSON.parse(written[0]!)).toMatchObject({
+      err: { message: 'invalid byte sequence', query: failed.query },
+    });
+  });
 });

@@ -26,10 +26,29 @@ export function withoutQueries(text: string): string {
 }
 
 /**
+ * An error as pino writes it, less the values bound to a failed SQL query (`parameters`,
+ * here or in an error it holds): they are what a user sent (a search, a URL, a name).
+ */
+function errorWithoutParameters(error: unknown): unknown {
+  // Copies, so that what the caller holds is left as it was.
+  const strip = (value: unknown, depth: number): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || depth > 4) {
+      return value;
+    }
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'parameters')
+        .map(([key, nested]) => [key, strip(nested, depth + 1)]),
+    );
+  };
+  return strip(pino.stdSerializers.err(error as Error), 0);
+}
+
+/**
  * JSON logs, one object a line, every line naming its service. No line carries a URL's
  * query or fragment (shortened URLs hold tokens, callbacks hold OAuth codes): each line is
  * cleaned as it is written, whatever produced it (a request log, an error's message, stack
- * or `input`, a message), at every level.
+ * or `input`, a message), at every level; nor a failed SQL query's parameters.
  */
 export function createLogger(
   service: string,
@@ -41,6 +60,7 @@ export function createLogger(
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: errorWithoutParameters },
     hooks: { streamWrite: withoutQueries },
   };
   return destination ? pino(options, destination) : pino(options);

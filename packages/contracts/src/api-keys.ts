@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNoControlCharacters } from './api-requests';
 import { sessionUserSchema } from './sessions';
 
 /**
@@ -46,6 +47,7 @@ export const API_KEY_NAME_MAX = 100;
 export const API_KEY_MESSAGES = {
   nameRequired: 'Give the key a name.',
   nameTooLong: `A key's name is at most ${API_KEY_NAME_MAX} characters.`,
+  nameControl: "A key's name must not contain control characters.",
   scopesRequired: `Choose at least one scope: ${API_KEY_SCOPES.join(', ')}.`,
   unknownScope: `Scopes are ${API_KEY_SCOPES.join(', ')}.`,
   tooMany: `You have ${API_KEYS_PER_USER} API keys: revoke one you no longer use first.`,
@@ -73,7 +75,11 @@ export const createApiKeyRequestSchema = z.object({
     .trim()
     .min(1, { error: API_KEY_MESSAGES.nameRequired })
     .max(API_KEY_NAME_MAX, { error: API_KEY_MESSAGES.nameTooLong })
-    .describe('A name to tell the key by, up to 100 characters.'),
+    .refine(hasNoControlCharacters, { error: API_KEY_MESSAGES.nameControl })
+    .describe(
+      `A name to tell the key by: up to ${API_KEY_NAME_MAX} characters once the spaces around ` +
+        'it are trimmed, not blank, no control characters.',
+    ),
   scopes: z
     .array(scopeSchema, { error: API_KEY_MESSAGES.scopesRequired })
     .min(1, { error: API_KEY_MESSAGES.scopesRequired })

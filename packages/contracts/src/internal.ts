@@ -69,7 +69,24 @@ export const codesRequestSchema = z.object({
 });
 export type CodesRequest = z.infer<typeof codesRequestSchema>;
 
+const isCount = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
 export const visitCountsSchema = z.object({
-  counts: z.record(z.string(), z.number().int().nonnegative()),
+  // Visits by code, every own key kept: z.record drops a `__proto__` key, and a code may be
+  // `__proto__` (an alias). Read it with visitCountOf, never by indexing.
+  counts: z.custom<Readonly<Record<string, number>>>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.values(value).every(isCount),
+    { error: 'counts must map codes to visit counts' },
+  ),
 });
 export type VisitCounts = z.infer<typeof visitCountsSchema>;
+
+/** A code's count in VisitCounts: its own entry only, never a property every object has. */
+export function visitCountOf(counts: VisitCounts['counts'], code: string): number {
+  return Object.hasOwn(counts, code) ? (counts[code] ?? 0) : 0;
+}

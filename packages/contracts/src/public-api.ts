@@ -203,7 +203,7 @@ export const publicApi = {
       400: error(
         `'${LINKS_QUERY_MESSAGES.cursor}' (not a cursor this call gave), ` +
           `'${LINKS_QUERY_MESSAGES.oneCursor}', '${LINKS_QUERY_MESSAGES.search}', ` +
-          `or a ${UNDECODABLE}`,
+          `'${LINKS_QUERY_MESSAGES.searchControl}' (NUL, a line break, ...), or a ${UNDECODABLE}`,
       ),
       401: unauthorized,
       ...EDGE_ANSWERS,
@@ -536,9 +536,10 @@ export const publicApi = {
     answers: {
       201: { description: 'The key, whole, this once', body: PUBLIC_SCHEMAS.createdApiKey },
       400: error(
-        `A name or scopes refused ('${API_KEY_MESSAGES.nameRequired}', ` +
-          `'${API_KEY_MESSAGES.nameTooLong}', '${API_KEY_MESSAGES.scopesRequired}', ` +
-          `'${API_KEY_MESSAGES.unknownScope}'), or a ${UNDECODABLE}`,
+        `A name or scopes refused ('${API_KEY_MESSAGES.nameRequired}' for none or a blank ` +
+          `one, '${API_KEY_MESSAGES.nameTooLong}', '${API_KEY_MESSAGES.nameControl}', ` +
+          `'${API_KEY_MESSAGES.scopesRequired}', '${API_KEY_MESSAGES.unknownScope}'), ` +
+          `or a ${UNDECODABLE}`,
       ),
       401: unauthorized,
       409: error(`'${API_KEY_MESSAGES.tooMany}'`),

@@ -53,15 +53,16 @@ export class VisitsRepository {
 
   /** Every asked code gets a count, 0 when it has no visits. */
   async counts(codes: readonly string[]): Promise<Record<string, number>> {
-    const counts: Record<string, number> = {};
-    for (const code of codes) counts[code] = 0;
+    // A Map, then own entries: a code may be `__proto__`, which assigning to `{}` would lose.
+    const counts = new Map<string, number>(codes.map((code) => [code, 0]));
     const asked = [...new Set(codes.filter(isShortCode))];
-    if (asked.length === 0) return counts;
-    const rows: { url_id: string; visit_count: string }[] = await connected(this.database).query(
-      'SELECT url_id, visit_count FROM analytics.link_stats WHERE url_id = ANY($1::varchar[])',
-      [asked],
-    );
-    for (const row of rows) counts[row.url_id] = Number(row.visit_count);
-    return counts;
+    if (asked.length > 0) {
+      const rows: { url_id: string; visit_count: string }[] = await connected(this.database).query(
+        'SELECT url_id, visit_count FROM analytics.link_stats WHERE url_id = ANY($1::varchar[])',
+        [asked],
+      );
+      for (const row of rows) counts.set(row.url_id, Number(row.visit_count));
+    }
+    return Object.fromEntries(counts);
   }
 }

@@ -5,6 +5,7 @@ import {
   MESSAGES,
   shortenResponseSchema,
   shortLinkSchema,
+  visitCountOf,
   type DeleteResponse,
   type EditLinkBody,
   type InternalLink,
@@ -93,6 +94,9 @@ export class LinksService {
       requestId,
       body: { codes: [link.urlID] },
     });
-    return shortLinkSchema.parse({ ...link, visitCount: counts.body.counts[link.urlID] ?? 0 });
+    return shortLinkSchema.parse({
+      ...link,
+      visitCount: visitCountOf(counts.body.counts, link.urlID),
+    });
   }
 }

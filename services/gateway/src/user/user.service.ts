@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   internalApi,
   shortLinkSchema,
+  visitCountOf,
   userDataSchema,
   type InternalLink,
   type LinksQuery,
   type SessionUser,
   type ShortLink,
   type UserData,
+  type VisitCounts,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
@@ -56,7 +58,7 @@ export class UserService {
     const counts = await this.visitCounts(links, user.id, requestId);
     return {
       urls: links.map((link) =>
-        shortLinkSchema.parse({ ...link, visitCount: counts[link.urlID] ?? 0 }),
+        shortLinkSchema.parse({ ...link, visitCount: visitCountOf(counts, link.urlID) }),
       ),
       nextCursor,
     };
@@ -66,7 +68,7 @@ export class UserService {
     links: InternalLink[],
     userId: string,
     requestId?: string,
-  ): Promise<Record<string, number>> {
+  ): Promise<VisitCounts['counts']> {
     if (links.length === 0) return {};
     const response = await callBackend(this.analytics, internalApi.visitCounts, {
       identity: { userId },
