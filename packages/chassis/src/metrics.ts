@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, type Counter, Histogram, Registry } from 'prom-client';
 
 export interface ServiceMetrics {
   registry: Registry;
@@ -18,4 +18,17 @@ export function createMetrics(service: string): ServiceMetrics {
     registers: [registry],
   });
   return { registry, httpRequests };
+}
+
+/**
+ * Gives `counter` a series at 0 for each of `values` of its one label, so that the first
+ * increase of each is seen as one: a series that first appears at its first increment has no
+ * increase() in its window, and an alert on it misses a first burst.
+ */
+export function startAtZero<T extends string>(
+  counter: Counter<T>,
+  label: T,
+  values: readonly string[],
+): void {
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<T, string>>, 0);
 }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { startAtZero } from '@shortener/chassis';
 
 export type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
 
@@ -52,6 +53,7 @@ export function redirectMetrics(
     labelNames: ['outcome'] as const,
     registers,
   });
+  startAtZero(outcomes, 'outcome', ['redirected', 'not_found', 'unavailable', 'too_many_misses']);
   // One child per outcome, made once: a redirect only increments.
   const byOutcome: Record<RedirectOutcome, Counter.Internal> = {
     redirected: outcomes.labels('redirected'),
@@ -65,6 +67,7 @@ export function redirectMetrics(
     labelNames: ['reason'] as const,
     registers,
   });
+  startAtZero(dropped, 'reason', ['queue_full', 'shutdown']);
   return {
     outcome: (outcome: RedirectOutcome) => byOutcome[outcome].inc(),
     spool: {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { ServiceMetrics } from '@shortener/chassis';
+import { startAtZero, type ServiceMetrics } from '@shortener/chassis';
 
 export const INGEST_METRICS = Symbol('INGEST_METRICS');
 
@@ -18,6 +18,13 @@ export interface IngestMetrics {
 /** What an operator watches of the consumer, on the service's registry. */
 export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics {
   const registers = [registry];
+  const retries = new Counter({
+    name: 'analytics_batch_retries_total',
+    help: 'Batches retried after a failure, by the step that failed (database, dead-letter)',
+    labelNames: ['step'] as const,
+    registers,
+  });
+  startAtZero(retries, 'step', ['database', 'dead-letter']);
   return {
     stored: new Counter({
       name: 'analytics_visits_stored_total',
@@ -50,12 +57,7 @@ export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    retries: new Counter({
-      name: 'analytics_batch_retries_total',
-      help: 'Batches retried after a failure, by the step that failed (database, dead-letter)',
-      labelNames: ['step'] as const,
-      registers,
-    }),
+    retries,
     consumerLag: new Gauge({
       name: 'analytics_consumer_lag',
       help: "Visit events not yet committed by the consumer group, per partition (the topic's high watermark less the group's committed offset), read every CONSUMER_LAG_INTERVAL_MS",

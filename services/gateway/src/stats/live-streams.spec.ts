@@ -43,6 +43,29 @@ async function refusal(opened: Promise<void>): Promise<{ status: number; body: u
 }
 
 describe('the live streams of an instance', () => {
+  it('has a series at 0 for each limit a stream is refused at and each outcome of a lag, before any', async () => {
+    const metrics = createMetrics('gateway');
+    new LiveStreams({
+      feed: fakeFeed().value,
+      perUser: 1,
+      perInstance: 1,
+      heartbeatMs: 60_000,
+      stopping: new AbortController().signal,
+      metrics,
+    });
+    const text = await metrics.registry.metrics();
+    for (const limit of ['user', 'instance']) {
+      expect(text).toContain(
+        `gateway_live_streams_refused_total{limit="${limit}",service="gateway"} 0`,
+      );
+    }
+    for (const outcome of ['refetch', 'cut']) {
+      expect(text).toContain(
+        `gateway_live_stream_lags_total{outcome="${outcome}",service="gateway"} 0`,
+      );
+    }
+  });
+
   it('holds a place while the link is checked, so requests at once cannot pass a limit', async () => {
     const { open, count } = streams(1, 10);
     let allow!: () => void;

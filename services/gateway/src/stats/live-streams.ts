@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import { LIVE_END_REASONS } from '@shortener/contracts';
-import type { ServiceMetrics } from '@shortener/chassis';
+import { startAtZero, type ServiceMetrics } from '@shortener/chassis';
 import { streamVisits, type LagOutcome, type LiveStream } from './live-stream';
 import type { LiveVisitFeed } from './live-visits';
 
@@ -64,6 +64,8 @@ export class LiveStreams {
       labelNames: ['outcome'] as const,
       registers,
     });
+    startAtZero(this.refused, 'limit', ['user', 'instance']);
+    startAtZero(this.lagged, 'outcome', ['refetch', 'cut']);
     options.feed.onLinkRemoved?.((urlID) => this.linkRemoved(urlID));
   }
 
