@@ -16,6 +16,12 @@ export interface ShutdownOptions {
 
 type Step = { name: string; run: () => Promise<void> };
 
+/**
+ * How long a stopping process may take (its drain): past it, it exits anyway. Below
+ * Kubernetes' 30 s grace period, so the pod exits on its own rather than by SIGKILL.
+ */
+export const SHUTDOWN_TIMEOUT_MS = 25_000;
+
 const exitSteps: Step[] = [];
 
 /**
@@ -31,7 +37,7 @@ export function atExit(step: Step): void {
 export function onShutdown({
   logger,
   steps,
-  timeoutMs = 25_000,
+  timeoutMs = SHUTDOWN_TIMEOUT_MS,
   exit = (code) => process.exit(code),
   handleSignals = true,
 }: ShutdownOptions): (reason: string) => Promise<void> {

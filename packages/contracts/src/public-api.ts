@@ -456,7 +456,8 @@ export const publicApi = {
       `event \`${LIVE_EVENTS.end}\` (data: {reason}) when the session ends ` +
       `('${LIVE_END_REASONS.sessionEnded}'), the link is deleted ` +
       `('${LIVE_END_REASONS.linkDeleted}') or the server stops ` +
-      `('${LIVE_END_REASONS.serverStopping}': reconnect, as EventSource does by itself). A client that does not read as fast as visits come ` +
+      `('${LIVE_END_REASONS.serverStopping}': reconnect, as EventSource does by itself). ` +
+      'A client that does not read as fast as visits come ' +
       `is not sent the visits its connection cannot take: once it has caught up, an event ` +
       `\`${LIVE_EVENTS.refetch}\` says to fetch the stats and visitors again; one that reads ` +
       'nothing for a heartbeat is disconnected. Not X-Requested-With (EventSource cannot send ' +

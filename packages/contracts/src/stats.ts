@@ -89,6 +89,8 @@ export const LIVE_EVENTS = {
 export const LIVE_END_REASONS = {
   sessionEnded: 'session ended',
   linkDeleted: 'link deleted',
+  /** The gateway instance is stopping: EventSource reconnects by itself, to another one. */
+  serverStopping: 'server stopping',
 } as const;
 export type LiveEndReason = (typeof LIVE_END_REASONS)[keyof typeof LIVE_END_REASONS];
 

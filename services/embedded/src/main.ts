@@ -2,7 +2,7 @@ import './tracing';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '@shortener/chassis';
+import { ConfigError, SHUTDOWN_TIMEOUT_MS } from '@shortener/chassis';
 import { stopTracing } from '@shortener/telemetry';
 import { ComposeProblem, startServices } from './compose';
 import {
@@ -83,6 +83,13 @@ async function main(): Promise<void> {
   const shutdown = async (reason: string): Promise<void> => {
     if (shuttingDown) return;
     shuttingDown = true;
+    // As every service process: a step that hangs cannot keep the port taken for ever.
+    setTimeout(() => {
+      process.stderr.write(
+        `embedded: shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms, exiting\n`,
+      );
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
     // The edge first, the store last: visits queued by the redirect reach analytics.
     for (const { name, stop } of [...stops].reverse()) {
       try {
@@ -118,10 +125,9 @@ async function main(): Promise<void> {
   });
   for (const host of otherHosts) {
     const extra = await alsoListen(gateway.server, gateway.port, host);
-    stops.push({
-      name: `gateway on ${host}`,
-      stop: () => new Promise((resolve) => extra.close(() => resolve())),
-    });
+    // Only stops accepting: its connections are the gateway's, which drains and closes
+    // them (waiting for them here, before the gateway stops, waited for its live streams).
+    stops.push({ name: `gateway on ${host}`, stop: () => Promise.resolve(void extra.close()) });
   }
   // The services have migrated: what PGlite wrote meanwhile loses group and world access.
   postgres?.tighten();

@@ -212,6 +212,21 @@ describe('the live stream of a client that does not keep up', () => {
 });
 
 describe('the live stream at shutdown', () => {
+  it('sends `end` (server stopping) and closes the connection at once when the gateway stops', async () => {
+    const stopping = new AbortController();
+    const served = await servedStream({ stopping: stopping.signal });
+    try {
+      const closedByServer = once(served.client, 'end');
+      stopping.abort();
+      await closedByServer;
+      expect(served.received()).toContain('event: end\ndata: {"reason":"server stopping"}\n\n');
+      expect(served.received().endsWith('0\r\n\r\n')).toBe(true);
+      expect(served.closed()).toBe(true);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('ends when the gateway stops taking requests, so closing the server waits for nothing', () => {
     const res = new FakeResponse();
     const visits = feed();

@@ -16,7 +16,10 @@ export interface LiveStreamOptions {
   /** Resolves false once the session the stream was opened with has ended. */
   sessionAlive: () => Promise<boolean>;
   heartbeatMs?: number;
-  /** Aborted when the gateway stops: the stream ends, and the browser reconnects elsewhere. */
+  /**
+   * Aborted when the gateway stops: the stream ends (`end`, server stopping) and its
+   * connection closes, and the browser reconnects elsewhere.
+   */
   stopping?: AbortSignal;
   /** Called once the stream is over, however it ended. */
   onClose?: () => void;
@@ -94,7 +97,7 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): L
     }
     res.destroy();
   };
-  const close = ({ cut = false } = {}): void => {
+  const close = ({ cut = false, stopping = false } = {}): void => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
@@ -103,19 +106,27 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): L
     if (cut || behindSince !== null) {
       reset();
     } else {
+      const socket = res.socket;
       res.end();
-      // Ended, but a client that does not read would hold the connection open for good.
-      const unread = setTimeout(reset, heartbeatMs);
+      // Ended, but a client that does not read would hold the connection open for good; a
+      // stopping gateway waits for it no longer than a second.
+      const unread = setTimeout(reset, stopping ? Math.min(heartbeatMs, 1000) : heartbeatMs);
       unread.unref();
-      res.once('finish', () => clearTimeout(unread));
+      res.once('finish', () => {
+        clearTimeout(unread);
+        // Kept alive, the idle connection would hold the closing server for its keep-alive
+        // timeout.
+        if (stopping) socket?.end();
+      });
     }
     options.onClose?.();
   };
-  const stop = (): void => close();
-  const end = (reason: LiveEndReason): void => {
+  const end = (reason: LiveEndReason, { stopping = false } = {}): void => {
     write(event(LIVE_EVENTS.end, { reason }));
-    close();
+    close({ stopping });
   };
+  const stop = (): void => end(LIVE_END_REASONS.serverStopping, { stopping: true });
+  const gone = (): void => close();
 
   const heartbeat = setInterval(() => {
     if (behindSince !== null) {
@@ -131,10 +142,10 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): L
     );
   }, heartbeatMs);
   heartbeat.unref();
-  res.on('close', stop);
-  if (options.stopping?.aborted) close();
+  res.on('close', gone);
+  if (options.stopping?.aborted) stop();
   options.stopping?.addEventListener('abort', stop, { once: true });
-  return { end };
+  return { end: (reason) => end(reason) };
 }
 
 /**

@@ -7,9 +7,9 @@ import {
 import { useEffect, useRef, useState } from 'react';
 
 /**
- * connecting: not yet open; live: open; reconnecting: the stream broke and EventSource is
- * trying again; ended: the session ended or the link was deleted (event `end`), or the
- * server refused the stream.
+ * connecting: not yet open; live: open; reconnecting: the stream broke (or the server
+ * stopping ended it) and EventSource is trying again; ended: the session ended or the link
+ * was deleted (event `end`), or the server refused the stream.
  */
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
@@ -77,9 +77,11 @@ export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus
     });
     source.addEventListener(LIVE_EVENTS.refetch, refetch);
     source.addEventListener(LIVE_EVENTS.end, (event) => {
+      const data = dataOf(event) as { reason?: unknown } | undefined;
+      // The server instance is stopping: EventSource reconnects by itself, to another one.
+      if (data?.reason === LIVE_END_REASONS.serverStopping) return;
       source.close();
       setStatus('ended');
-      const data = dataOf(event) as { reason?: unknown } | undefined;
       if (data?.reason === LIVE_END_REASONS.linkDeleted) latest.current.onLinkGone?.();
     });
     return () => {
