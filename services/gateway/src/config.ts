@@ -60,6 +60,11 @@ export const gatewayConfigShape = {
   SIGN_IN_RATE_LIMIT: env.int(30, 1),
   /** Calls per window per API key (429 past it); a key's shortening also counts per user. */
   API_KEY_RATE_LIMIT: env.int(120, 1),
+  /**
+   * Links a user's API keys shorten per window in all, bulk included: their own budget, never
+   * the web page's (SHORTEN_RATE_LIMIT_SIGNED_IN), large enough for scripts and batches.
+   */
+  SHORTEN_RATE_LIMIT_API_KEY: env.int(1000, 1),
   /** Slow requests: see env.headersTimeoutMs. */
   HEADERS_TIMEOUT_MS: env.headersTimeoutMs(),
   REQUEST_TIMEOUT_MS: env.requestTimeoutMs(),

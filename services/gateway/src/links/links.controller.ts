@@ -5,9 +5,10 @@ import {
   HttpException,
   HttpStatus,
   Inject,
+  Req,
   Res,
 } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   publicApi,
   shortenQuerySchema,
@@ -22,7 +23,7 @@ import { Input, type Refusal, type RouteInput } from '@shortener/chassis-nest';
 import { ApiRoute } from '../edge/api-route.decorator';
 import { RequestId } from '../edge/request-id.decorator';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
-import { ShortenRateLimitGuard } from '../rate-limit/shorten-rate-limit.guard';
+import { ShortenRateLimitGuard, shortenBudget } from '../rate-limit/shorten-rate-limit.guard';
 import { CurrentUser } from '../session/session.guards';
 import { LiveStreams } from '../stats/live-streams';
 import { LinksService } from './links.service';
@@ -60,22 +61,20 @@ export class LinksController {
 
   /**
    * POST /api/links: up to 100 links, each answered as shorten would answer it (the same
-   * query schema, refusals and links call). Each link counts against the signed-in shorten
-   * limit; those past it are answered 429, and none at all within it is a 429 for the call.
+   * query schema, refusals and links call). Each link counts against the caller's shorten
+   * budget (a key's, or the page's); those past it are answered 429, and none at all within
+   * it is a 429 for the call.
    */
   @ApiRoute(publicApi.createLinks)
   async createMany(
     @Input() { body }: RouteInput<typeof publicApi.createLinks>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<BulkLinksResponse> {
-    const { granted, refusal } = await this.limits.grant(
-      'shorten-signed-in',
-      user.id,
-      body.length,
-      res,
-    );
+    const { bucket, subject } = shortenBudget(req, user);
+    const { granted, refusal } = await this.limits.grant(bucket, subject, body.length, res);
     if (granted === 0) throw new HttpException({ message: refusal }, HttpStatus.TOO_MANY_REQUESTS);
     const results: BulkLinkResult[] = body.map(() => ({
       status: HttpStatus.TOO_MANY_REQUESTS,

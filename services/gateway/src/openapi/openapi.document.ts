@@ -151,10 +151,11 @@ function answersOf(route: PublicRoute): Record<string, PublicAnswer> {
   return answers;
 }
 
-/** The default per-key limits (API_KEY_RATE_LIMIT, SHORTEN_RATE_LIMIT_SIGNED_IN). */
+/** The default per-key limits (API_KEY_RATE_LIMIT, SHORTEN_RATE_LIMIT_API_KEY). */
 const API_KEY_LIMITS =
-  '120 calls a minute per key by default, and shortening 60 links a minute per user ' +
-  '(API_KEY_RATE_LIMIT and SHORTEN_RATE_LIMIT_SIGNED_IN per RATE_LIMIT_WINDOW_SECONDS)';
+  "120 calls a minute per key by default, and shortening 1,000 links a minute per user's " +
+  "keys in all, bulk included, a budget of their own that never spends the web page's " +
+  '(API_KEY_RATE_LIMIT and SHORTEN_RATE_LIMIT_API_KEY per RATE_LIMIT_WINDOW_SECONDS)';
 
 /** How the calls authenticate: the session cookie the sign-in sets. */
 export const SECURITY_SCHEMES: Readonly<Record<string, JsonObject>> = {

@@ -11,6 +11,7 @@ const config = {
   API_RATE_LIMIT: 100,
   SHORTEN_RATE_LIMIT_ANONYMOUS: 2,
   SHORTEN_RATE_LIMIT_SIGNED_IN: 4,
+  SHORTEN_RATE_LIMIT_API_KEY: 6,
   SIGN_IN_RATE_LIMIT: 10,
 } as GatewayConfig;
 const logger = { warn: jest.fn() } as unknown as Logger;
@@ -45,6 +46,16 @@ describe('RateLimitService', () => {
       message: 'Too many links shortened: please wait 60 seconds, or sign in for a higher limit.',
     });
     expect(res.headers['retry-after']).toBe('60');
+  });
+
+  it("counts a user's keys' shortening on its own budget, apart from the web page's", async () => {
+    const limits = new RateLimitService(new MemoryRateLimiter(), config, logger);
+    expect(await limits.grant('shorten-api-key', 'user-1', 6, response())).toMatchObject({
+      granted: 6,
+    });
+    const error = await refusal(() => limits.enforce('shorten-api-key', 'user-1', response()));
+    expect(error.getStatus()).toBe(429);
+    for (let i = 0; i < 4; i += 1) await limits.enforce('shorten-signed-in', 'user-1', response());
   });
 
   it('answers the other limits with 429 and Retry-After', async () => {

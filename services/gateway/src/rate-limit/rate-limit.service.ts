@@ -47,7 +47,7 @@ function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
       status: HttpStatus.TOO_MANY_REQUESTS,
     },
     'shorten-api-key': {
-      limit: config.SHORTEN_RATE_LIMIT_SIGNED_IN,
+      limit: config.SHORTEN_RATE_LIMIT_API_KEY,
       message: (wait) => `Too many links shortened: please wait ${seconds(wait)} and try again.`,
       status: HttpStatus.TOO_MANY_REQUESTS,
     },

@@ -3,12 +3,25 @@ import type { Request, Response } from 'express';
 import type { SessionUser } from '@shortener/contracts';
 import { apiKeyCallerOf } from '../api-keys/api-key-caller';
 import { clientKey } from '../edge/client-address';
-import { RateLimitService } from './rate-limit.service';
+import { RateLimitService, type RateLimitBucket } from './rate-limit.service';
 
 /**
- * Shortening is limited per user when signed in, per address otherwise, and stricter for
- * anonymous visitors. Runs after the session guard, which tells who is calling.
+ * Whose shortening budget a call spends: a key's calls the user's keys' own budget (a script
+ * must never lock its owner's web page out), a signed-in page its user's, anyone else their
+ * address's. After the session guard, which tells who is calling.
  */
+export function shortenBudget(
+  req: Request,
+  user: SessionUser | null | undefined,
+): { bucket: RateLimitBucket; subject: string } {
+  if (!user) return { bucket: 'shorten-anonymous', subject: clientKey(req) };
+  return {
+    bucket: apiKeyCallerOf(req) ? 'shorten-api-key' : 'shorten-signed-in',
+    subject: user.id,
+  };
+}
+
+/** Shortening is limited per user when signed in, per address otherwise (shortenBudget). */
 @Injectable()
 export class ShortenRateLimitGuard implements CanActivate {
   constructor(@Inject(RateLimitService) private readonly limits: RateLimitService) {}
@@ -16,12 +29,8 @@ export class ShortenRateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { user?: SessionUser | null }>();
-    const res = http.getResponse<Response>();
-    // A key's shortening counts per user, apart from the web page's, and answers 429.
-    if (req.user && apiKeyCallerOf(req)) {
-      await this.limits.enforce('shorten-api-key', req.user.id, res);
-    } else if (req.user) await this.limits.enforce('shorten-signed-in', req.user.id, res);
-    else await this.limits.enforce('shorten-anonymous', clientKey(req), res);
+    const { bucket, subject } = shortenBudget(req, req.user);
+    await this.limits.enforce(bucket, subject, http.getResponse<Response>());
     return true;
   }
 }
