@@ -65,20 +65,44 @@ describe('apiRequest', () => {
     });
   });
 
-  it('never throws: a network failure reads as the policy exception message', async () => {
+  it("never throws: a network failure reads 'Cannot reach the server', whatever the policy (issue 37)", async () => {
     mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
 
-    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing)).toMatchObject({
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing)).toEqual({
       ok: false,
       status: 0,
-      message: MESSAGES.serverError,
+      message: 'Cannot reach the server',
+      signedOut: false,
+      unreachable: true,
     });
     expect(
       await apiRequest('GET', '/api/x', shortenResponseSchema, {
         ...showsNothing,
         exception: MESSAGES.unexpected,
       }),
-    ).toMatchObject({ message: MESSAGES.unexpected });
+    ).toMatchObject({ message: 'Cannot reach the server', unreachable: true });
+  });
+
+  it('reads an unreadable success as the policy exception message, not as unreachable', async () => {
+    mockFetch(() => new Response('<html>', { status: 200 }));
+    const result = await apiRequest('GET', '/api/x', shortenResponseSchema, {
+      ...showsNothing,
+      exception: MESSAGES.unexpected,
+    });
+    expect(result).toMatchObject({ ok: false, status: 200, message: MESSAGES.unexpected });
+    expect(result).not.toHaveProperty('unreachable');
+  });
+
+  it("carries a refusal's Retry-After, in seconds", async () => {
+    mockFetch(() => jsonResponse(403, { message: 'Too many' }, { 'Retry-After': '42' }));
+    expect(await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing)).toMatchObject({
+      status: 403,
+      retryAfter: 42,
+    });
+    mockFetch(() => jsonResponse(403, { message: 'Too many' }, { 'Retry-After': 'soon' }));
+    expect(
+      await apiRequest('GET', '/api/x', shortenResponseSchema, showsNothing),
+    ).not.toHaveProperty('retryAfter');
   });
 
   it('treats a success with a body of the wrong shape as a failure', async () => {

@@ -1,5 +1,11 @@
 import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts/web';
 
+/**
+ * What a request reads when no answer came at all (the network or the server is down): not
+ * one of SPEC's messages, which are about what the server answered.
+ */
+export const UNREACHABLE = 'Cannot reach the server';
+
 /** What a schema from '@shortener/contracts' (or its web entry) offers: a parse that never throws. */
 export interface Schema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false };
@@ -21,6 +27,10 @@ export interface ApiFailure {
   callBack?: string;
   /** The server does not know this session: 401 or the message 'Unauthorized access'. */
   signedOut: boolean;
+  /** No answer came (the request threw): worth asking again once the server is back. */
+  unreachable?: true;
+  /** The seconds a rate limit asks to wait (its Retry-After), when it says. */
+  retryAfter?: number;
 }
 
 export type ApiResult<T> = ApiSuccess<T> | ApiFailure;
@@ -31,7 +41,7 @@ export interface FailurePolicy {
   showsServerMessage: (status: number) => boolean;
   /** Fixed messages for particular statuses, e.g. 404 → 'No visitors'. */
   fixed?: Readonly<Partial<Record<number, string>>>;
-  /** What a request that threw, or answered with an unreadable body, reads as. */
+  /** What an answer with an unreadable body reads as. */
   exception?: string;
 }
 
@@ -61,7 +71,7 @@ export async function apiRequest<T>(
       ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
     });
   } catch {
-    return { ok: false, status: 0, message: unexpected, signedOut: false };
+    return { ok: false, status: 0, message: UNREACHABLE, signedOut: false, unreachable: true };
   }
 
   const body = await readJson(response);
@@ -76,12 +86,14 @@ export async function apiRequest<T>(
   const error = parsedError.success ? parsedError.data : undefined;
   const fixed = policy.fixed?.[response.status];
   const serverMessage = policy.showsServerMessage(response.status) ? error?.message : undefined;
+  const retryAfter = Number(response.headers.get('Retry-After') ?? '');
   return {
     ok: false,
     status: response.status,
     message: fixed ?? serverMessage ?? MESSAGES.serverError,
     ...(error?.callBack === undefined ? {} : { callBack: error.callBack }),
     signedOut: response.status === 401 || error?.message === MESSAGES.unauthorized,
+    ...(Number.isInteger(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
   };
 }
 

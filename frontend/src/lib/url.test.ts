@@ -12,14 +12,26 @@ describe('toAbsoluteUrl (SPEC section 5)', () => {
     expect(toAbsoluteUrl('\r\n\thttps://example.com\t')).toBe('https://example.com');
   });
 
-  it('rejects what is not an absolute URL', () => {
+  it('takes a bare domain as https (issue 37)', () => {
+    expect(toAbsoluteUrl('example.com')).toBe('https://example.com');
+    expect(toAbsoluteUrl(' www.example.com/x?y=1#z ')).toBe('https://www.example.com/x?y=1#z');
+    expect(toAbsoluteUrl('example.com:8080/a')).toBe('https://example.com:8080/a');
+    expect(toAbsoluteUrl('bücher.example/ä')).toBe('https://bücher.example/ä');
+  });
+
+  it('rejects what is not an absolute http(s) URL', () => {
     for (const text of [
       '',
       '   ',
-      'example.com',
+      'example',
+      'localhost:3000',
       '/relative/path',
-      'www.example.com/x',
       'http//x',
+      'javascript:alert(1)',
+      'mailto:a@example.com',
+      'ftp://example.com/x',
+      'a@b.c',
+      'example.com/a b',
     ]) {
       expect(toAbsoluteUrl(text)).toBeNull();
     }

@@ -1,17 +1,17 @@
+/** A host with a dot in it, an optional port, then a path, query or fragment or nothing. */
+const BARE_DOMAIN = /^[^\s/?#:@]+\.[^\s/?#:@]+(?::\d+)?(?:[/?#]\S*)?$/;
+
 /**
  * The client-side check of SPEC section 5: the text, without the whitespace and line
- * breaks that pasting tends to bring along, must parse as an absolute URL. The server
- * checks the rest (scheme, length, loops) and answers with a message.
+ * breaks that pasting tends to bring along, must parse as an absolute http(s) URL. A bare
+ * domain (`example.com/path`, as people copy it) is taken as https; the API itself stays
+ * strict. The server checks the rest (length, loops) and answers with a message.
  */
 export function toAbsoluteUrl(text: string): string | null {
   const candidate = text.trim();
   if (candidate === '') return null;
-  try {
-    new URL(candidate);
-    return candidate;
-  } catch {
-    return null;
-  }
+  const absolute = BARE_DOMAIN.test(candidate) ? `https://${candidate}` : candidate;
+  return isWebUrl(absolute) ? absolute : null;
 }
 
 /** Short links resolve at {origin}/r/{code}. */

@@ -5,7 +5,8 @@ const SHOWS_SERVER_MESSAGE = new Set([401, 404, 500]);
 
 /**
  * POST /api/delete/{urlID}. 401, 404 and 500 show the server's message, other statuses
- * 'Server error', and a request that fails outright 'Unexpected error occurred'.
+ * 'Server error', and an answer that cannot be read 'Unexpected error occurred' (no answer
+ * at all reads 'Cannot reach the server', as every call does).
  */
 export function deleteLink(urlID: string): Promise<ApiResult<DeleteResponse>> {
   return apiRequest('POST', `/api/delete/${encodeURIComponent(urlID)}`, deleteResponseSchema, {

@@ -66,7 +66,7 @@ describe('shortenUrl (SPEC section 8)', () => {
       message: MESSAGES.serverError,
     });
 
-    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    mockFetch(() => new Response('not json', { status: 200 }));
     expect(await shortenUrl('https://example.com', 7)).toMatchObject({
       message: MESSAGES.serverError,
     });
@@ -95,11 +95,20 @@ describe('deleteLink (SPEC section 8)', () => {
     expect(await deleteLink('Ab3dE5g')).toMatchObject({ message: MESSAGES.serverError });
   });
 
-  it("reads 'Unexpected error occurred' when the request fails outright", async () => {
-    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+  it("reads 'Unexpected error occurred' when the answer cannot be read", async () => {
+    mockFetch(() => new Response('not json', { status: 200 }));
     expect(await deleteLink('Ab3dE5g')).toMatchObject({
       ok: false,
       message: MESSAGES.unexpected,
+    });
+  });
+
+  it("reads 'Cannot reach the server' when no answer comes (issue 37)", async () => {
+    mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    expect(await deleteLink('Ab3dE5g')).toMatchObject({
+      ok: false,
+      message: 'Cannot reach the server',
+      unreachable: true,
     });
   });
 });

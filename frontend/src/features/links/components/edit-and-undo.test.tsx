@@ -63,7 +63,7 @@ describe('Edit on the detail page', () => {
     cacheUser();
     mockFetch((url) =>
       url.startsWith('/api/links/')
-        ? jsonResponse(403, { message: TARGET_URL_MESSAGES.scheme })
+        ? jsonResponse(403, { message: TARGET_URL_MESSAGES.credentials })
         : jsonResponse(404, { message: 'x' }),
     );
     renderApp('/profile/Ab3dE5g');
@@ -72,10 +72,12 @@ describe('Edit on the detail page', () => {
     const form = screen.getByRole('form', { name: 'Edit link' });
     const destination = within(form).getByLabelText('Destination');
     await user.clear(destination);
-    await user.type(destination, 'ftp://example.org/file');
+    await user.type(destination, 'https://user:secret@example.org/file');
     await user.click(within(form).getByRole('button', { name: 'Save' }));
 
-    expect((await within(form).findByRole('alert')).textContent).toBe(TARGET_URL_MESSAGES.scheme);
+    expect((await within(form).findByRole('alert')).textContent).toBe(
+      TARGET_URL_MESSAGES.credentials,
+    );
     expect(readCachedUser()?.urls).toEqual([link]);
   });
 });

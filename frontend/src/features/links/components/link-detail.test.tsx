@@ -108,11 +108,30 @@ describe('Detail of one link', () => {
     expect(localStorage.getItem('userData')).not.toContain('Ab3dE5g');
   });
 
-  it("shows 'Unexpected error occurred' when the delete request fails outright", async () => {
+  it("shows 'Cannot reach the server' when the delete request gets no answer (issue 37)", async () => {
     const user = userEvent.setup();
     cacheUser();
     localStorage.setItem('visitors-Ab3dE5g', '[]');
     mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    const { router } = renderApp('/profile/Ab3dE5g');
+
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+
+    expect((await screen.findAllByRole('alert')).map((alert) => alert.textContent)).toContain(
+      'Cannot reach the server',
+    );
+    expect(router.location.pathname).toBe('/profile/Ab3dE5g');
+  });
+
+  it("shows 'Unexpected error occurred' when the delete's answer cannot be read", async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    localStorage.setItem('visitors-Ab3dE5g', '[]');
+    mockFetch((url) =>
+      url.startsWith('/api/delete/')
+        ? new Response('<html>', { status: 200 })
+        : Promise.reject(new TypeError('Failed to fetch')),
+    );
     const { router } = renderApp('/profile/Ab3dE5g');
 
     await user.click(screen.getByRole('button', { name: 'Delete' }));

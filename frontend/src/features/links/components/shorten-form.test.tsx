@@ -88,7 +88,7 @@ describe('Home: the shorten form', () => {
     const { user, input } = setup();
     const fetchMock = mockFetch(() => jsonResponse(200, { url: 'x', loggedIn: false }));
 
-    await user.type(input, 'example.com');
+    await user.type(input, 'example');
     await user.click(screen.getByRole('button', { name: 'Shorten' }));
 
     expect(screen.getByText(MESSAGES.invalidUrl)).toBeTruthy();
@@ -267,5 +267,143 @@ describe('Home: an alias refused', () => {
     await screen.findByRole('alert');
     expect(alias.getAttribute('aria-invalid')).toBe('true');
     expect(input.getAttribute('aria-invalid')).toBe('false');
+  });
+});
+
+describe('Home: what issue 37 asks of the form', () => {
+  it.each([
+    ['example.com/path', 'https://example.com/path'],
+    ['www.example.com', 'https://www.example.com'],
+    ['example.com:8080/a?b=c', 'https://example.com:8080/a?b=c'],
+  ])('shortens the bare domain %s as %s', async (typed, sent) => {
+    const { user, input } = setup();
+    const fetchMock = mockFetch(() => jsonResponse(201, { url: 'Ab3dE5g', loggedIn: false }));
+    await user.type(input, typed);
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    expect(fetchMock.mock.calls[0]?.[0]).toBe(
+      `/api/shorten/?url=${encodeURIComponent(sent)}&days=7`,
+    );
+    expect((input as HTMLInputElement).value).toBe(SHORT_LINK);
+  });
+
+  it.each(['foo', 'javascript:alert(1)', 'mailto:a@example.com', 'ftp://example.com/x', 'a@b.c'])(
+    "still answers %s with '* Please enter a valid URL', sending nothing",
+    async (typed) => {
+      const { user, input } = setup();
+      const fetchMock = mockFetch(() => jsonResponse(201, { url: 'x', loggedIn: false }));
+      await user.type(input, typed);
+      await user.click(screen.getByRole('button', { name: 'Shorten' }));
+      expect(screen.getByRole('alert').textContent).toBe(MESSAGES.invalidUrl);
+      expect(fetchMock).not.toHaveBeenCalled();
+    },
+  );
+
+  it('shows the destination after shortening; anonymous, no page to link to', async () => {
+    const { user, input } = setup();
+    mockFetch(() => jsonResponse(201, { url: 'Ab3dE5g', loggedIn: false }));
+    await user.type(input, 'example.com/path');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    const result = screen.getByRole('region', { name: 'Your short link' });
+    expect(result.textContent).toContain('https://example.com/path');
+    expect(screen.queryByRole('link', { name: /stats and visitors/i })).toBeNull();
+  });
+
+  it("signed in, shows the destination and links the new link's page; the lead does not ask to sign in", async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    expect(screen.getByText(/^Paste a long link/).textContent).not.toMatch(/sign in/i);
+    mockFetch(() => jsonResponse(201, { url: 'Ab3dE5g', loggedIn: true }));
+    await user.type(input, 'https://example.com/path');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    const result = screen.getByRole('region', { name: 'Your short link' });
+    expect(result.textContent).toContain('https://example.com/path');
+    expect(screen.getByRole('link', { name: /stats and visitors/i }).getAttribute('href')).toBe(
+      '/profile/Ab3dE5g',
+    );
+  });
+
+  it('signed out, the lead asks to sign in to see who visits', () => {
+    setup();
+    expect(screen.getByText(/^Paste a long link/).textContent).toMatch(/Sign in/);
+  });
+
+  it('clears the result when the expiry changes', async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    mockFetch(() => jsonResponse(201, { url: 'Ab3dE5g', loggedIn: true }));
+    await user.type(input, 'https://example.com/path');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    await user.click(screen.getByRole('button', { name: '30 days' }));
+    expect(screen.getByRole('button', { name: 'Shorten' })).toBeTruthy();
+    expect((input as HTMLInputElement).value).toBe('https://example.com/path');
+    expect(screen.queryByRole('region', { name: 'Your short link' })).toBeNull();
+  });
+
+  it('puts an alias refusal under the alias field, after it in the page', async () => {
+    signIn();
+    localStorage.setItem('userData', JSON.stringify(aUser()));
+    const { user, input } = setup();
+    mockFetch(() => jsonResponse(409, { message: ALIAS_MESSAGES.taken }));
+    await user.type(input, 'https://example.com');
+    const alias = screen.getByRole('textbox', { name: 'Alias (optional)' });
+    await user.type(alias, 'taken');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    const alert = await screen.findByRole('alert');
+    expect(alias.compareDocumentPosition(alert) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(alias.getAttribute('aria-describedby')).toContain(alert.id);
+    expect(screen.getByRole('button', { name: 'Shorten' }).compareDocumentPosition(alert)).toBe(
+      Node.DOCUMENT_POSITION_FOLLOWING,
+    );
+  });
+
+  it('shows the rate limit as a form message with a live countdown, the URL field not marked', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const { user, input } = setup();
+      const message =
+        'Too many links shortened: please wait 3 seconds, or sign in for a higher limit.';
+      mockFetch(() => jsonResponse(403, { message }, { 'Retry-After': '3' }));
+      await user.type(input, 'https://example.com');
+      await user.click(screen.getByRole('button', { name: 'Shorten' }));
+      const alert = await screen.findByRole('alert');
+      expect(alert.textContent).toContain(message);
+      expect(input.getAttribute('aria-invalid')).toBe('false');
+      expect(screen.getByRole('timer').textContent).toBe('You can try again in 3 s.');
+      await vi.advanceTimersByTimeAsync(1000);
+      await waitFor(() =>
+        expect(screen.getByRole('timer').textContent).toBe('You can try again in 2 s.'),
+      );
+      await vi.advanceTimersByTimeAsync(2000);
+      await waitFor(() => expect(screen.queryByRole('timer')).toBeNull());
+      expect(screen.getByRole('status').textContent).toBe('You can shorten again.');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("says 'Cannot reach the server' with a Retry that sends again, when the request fails outright", async () => {
+    const { user, input } = setup();
+    let down = true;
+    const fetchMock = mockFetch(() =>
+      down
+        ? Promise.reject(new TypeError('Failed to fetch'))
+        : jsonResponse(201, { url: 'Ab3dE5g', loggedIn: false }),
+    );
+    await user.type(input, 'https://example.com');
+    await user.click(screen.getByRole('button', { name: 'Shorten' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Cannot reach the server');
+    expect(input.getAttribute('aria-invalid')).toBe('false');
+    down = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    await screen.findByRole('button', { name: 'Copy' });
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

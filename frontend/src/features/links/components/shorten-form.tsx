@@ -8,6 +8,7 @@ import {
   type ExpiryDays,
 } from '@shortener/contracts/web';
 import {
+  useEffect,
   useId,
   useRef,
   useState,
@@ -15,7 +16,9 @@ import {
   type CSSProperties,
   type SyntheticEvent,
 } from 'react';
+import { Link } from 'react-router-dom';
 import { ArrowRightIcon, CheckIcon, CopyIcon } from '../../../components/icons';
+import { Unreachable } from '../../../components/unreachable';
 import { copyText } from '../../../lib/clipboard';
 import { useHost } from '../../../lib/hydration';
 import { shortLinkFor, toAbsoluteUrl } from '../../../lib/url';
@@ -23,16 +26,34 @@ import { useSession } from '../../auth';
 import { shortenUrl } from '../api/shorten-url';
 import './shorten-form.css';
 
+/** The link just made: its short link, its code (for its page) and where it leads. */
+interface Result {
+  shortLink: string;
+  code: string;
+  destination: string;
+}
+
+/**
+ * A refusal that is about the form as a whole, not one field: a rate limit (with the seconds
+ * it asks to wait, counted down) or no answer at all.
+ */
+type Notice =
+  | { kind: 'rate-limit'; message: string; until: number }
+  | { kind: 'rate-limit-over' }
+  | { kind: 'unreachable' };
+
 /**
  * Home (SPEC sections 2 and 4): idle → 'Loading..' → the input shows the short link and the
- * button reads 'Copy' → 'Copied'. Editing the input goes back to idle.
+ * button reads 'Copy' → 'Copied'. Editing the input, the alias or the expiry goes back to idle.
  */
 export function ShortenForm() {
   const { signedIn, forgetUser, signOut } = useSession();
   const [input, setInput] = useState('');
   const [alias, setAlias] = useState('');
-  const [shortLink, setShortLink] = useState<string | null>(null);
+  const [result, setResult] = useState<Result | null>(null);
+  const shortLink = result?.shortLink ?? null;
   const [error, setError] = useState('');
+  const [notice, setNotice] = useState<Notice | null>(null);
   const [copied, setCopied] = useState(false);
   const [busy, setBusy] = useState(false);
   const [chosenDays, setChosenDays] = useState<ExpiryDays>(DEFAULT_EXPIRY_DAYS);
@@ -49,23 +70,31 @@ export function ShortenForm() {
   // A refusal of the alias marks the alias field, not the URL.
   const aliasRefused = (Object.values(ALIAS_MESSAGES) as string[]).includes(error);
 
+  /** Back to idle: the result, the errors and the copied state go. */
+  function reset() {
+    setResult(null);
+    setError('');
+    setNotice(null);
+    setCopied(false);
+  }
+
   function onChange(event: ChangeEvent<HTMLInputElement>) {
     setInput(event.target.value);
-    setShortLink(null);
-    setError('');
-    setCopied(false);
+    reset();
   }
 
-  /** A new alias is a new link to make: the result and its error go, as for the URL. */
+  /** A new alias or expiry is a new link to make: the result and its error go, as for the URL. */
   function onAliasChange(event: ChangeEvent<HTMLInputElement>) {
     setAlias(event.target.value.trim());
-    setShortLink(null);
-    setError('');
-    setCopied(false);
+    reset();
   }
 
-  async function onSubmit(event: SyntheticEvent<HTMLFormElement>) {
+  function onSubmit(event: SyntheticEvent<HTMLFormElement>) {
     event.preventDefault();
+    void submit();
+  }
+
+  async function submit() {
     if (inFlight.current) return;
     if (shortLink) {
       if (await copyText(shortLink)) setCopied(true);
@@ -80,19 +109,28 @@ export function ShortenForm() {
     inFlight.current = true;
     setBusy(true);
     setError('');
-    const result = await shortenUrl(url, days, signedIn ? alias : '');
+    setNotice(null);
+    const answer = await shortenUrl(url, days, signedIn ? alias : '');
     inFlight.current = false;
     setBusy(false);
 
-    if (result.ok) {
+    if (answer.ok) {
       setInput(url);
-      setShortLink(shortLinkFor(result.data.url));
+      const code = answer.data.url;
+      setResult({ shortLink: shortLinkFor(code), code, destination: url });
       forgetUser();
-      if (signedIn && !result.data.loggedIn) signOut();
+      if (signedIn && !answer.data.loggedIn) signOut();
       return;
     }
-    if (result.signedOut) signOut();
-    setError(result.message);
+    if (answer.signedOut) signOut();
+    if (answer.unreachable) setNotice({ kind: 'unreachable' });
+    else if (answer.status === 403 && answer.retryAfter !== undefined) {
+      setNotice({
+        kind: 'rate-limit',
+        message: answer.message,
+        until: Date.now() + answer.retryAfter * 1000,
+      });
+    } else setError(answer.message);
   }
 
   const label = busy ? 'Loading..' : shortLink ? (copied ? 'Copied' : 'Copy') : 'Shorten';
@@ -104,7 +142,10 @@ export function ShortenForm() {
         Shorten your URL
       </h1>
       <p className="shorten__lead">
-        Paste a long link, get a short one to share. Sign in to see who visits it.
+        Paste a long link, get a short one to share.{' '}
+        {signedIn
+          ? 'See who visits it on its page, under Tracking.'
+          : 'Sign in to see who visits it.'}
       </p>
 
       <form className="shorten__form" onSubmit={(event) => void onSubmit(event)} noValidate>
@@ -136,14 +177,44 @@ export function ShortenForm() {
           <span aria-live="polite">{label}</span>
           {icon}
         </button>
-        {/* In the form, so a phone (one column) shows it between the field and the button,
-            in sight of both; wider, on a line of its own under them. */}
-        {error && (
+        {/* The URL's own error, in the form, so a phone (one column) shows it between the
+            field and the button, in sight of both; wider, on a line of its own under them. */}
+        {error && !aliasRefused && (
           <p id={errorId} className="shorten__error" role="alert">
             {error}
           </p>
         )}
       </form>
+
+      {notice?.kind === 'rate-limit' && (
+        <RateLimited
+          message={notice.message}
+          until={notice.until}
+          onOver={() => {
+            setNotice({ kind: 'rate-limit-over' });
+          }}
+        />
+      )}
+      {notice?.kind === 'unreachable' && <Unreachable auto={false} onRetry={() => void submit()} />}
+      {notice?.kind === 'rate-limit-over' && (
+        <p className="shorten__notice" role="status">
+          You can shorten again.
+        </p>
+      )}
+
+      {result && (
+        <section className="shorten__result" aria-label="Your short link">
+          <p className="shorten__destination">
+            <span className="shorten__result-label">Leads to</span>{' '}
+            <span className="shorten__destination-url">{result.destination}</span>
+          </p>
+          {signedIn && (
+            <Link className="shorten__page-link" to={`/profile/${encodeURIComponent(result.code)}`}>
+              Its stats and visitors
+            </Link>
+          )}
+        </section>
+      )}
 
       {signedIn && (
         <div className="alias">
@@ -174,6 +245,12 @@ export function ShortenForm() {
               aria-describedby={aliasRefused ? `${errorId} ${aliasHintId}` : aliasHintId}
             />
           </div>
+          {/* Under the field it is about, at every width. */}
+          {aliasRefused && (
+            <p id={errorId} className="shorten__error alias__error" role="alert">
+              {error}
+            </p>
+          )}
           <p id={aliasHintId} className="alias__hint">
             4 to {ALIAS_MAX_LENGTH} letters, digits, - or _. Leave empty for a random code.
           </p>
@@ -194,7 +271,9 @@ export function ShortenForm() {
                 disabled={locked}
                 aria-describedby={locked ? hintId : undefined}
                 onClick={() => {
+                  if (option === days) return;
                   setChosenDays(option);
+                  reset();
                 }}
               >
                 {option} days
@@ -209,5 +288,40 @@ export function ShortenForm() {
         )}
       </fieldset>
     </section>
+  );
+}
+
+/**
+ * The rate limit's refusal (SPEC: a shorten 403 shows the server's message) as a message about
+ * the form, with the wait it asks for counted down to the second; `onOver` when it is over.
+ */
+function RateLimited({
+  message,
+  until,
+  onOver,
+}: {
+  message: string;
+  until: number;
+  onOver: () => void;
+}) {
+  const [now, setNow] = useState(Date.now);
+  const left = Math.max(0, Math.ceil((until - now) / 1000));
+  useEffect(() => {
+    if (left === 0) {
+      onOver();
+      return;
+    }
+    // At the next whole second of the wait, when the number shown changes.
+    const timer = window.setTimeout(() => setNow(Date.now()), (until - Date.now()) % 1000 || 1000);
+    return () => window.clearTimeout(timer);
+  }, [left, now, until, onOver]);
+  return (
+    <div className="shorten__notice shorten__notice--wait" role="alert">
+      <p>{message}</p>
+      {/* Not read out every second: a screen reader can ask the timer when it likes. */}
+      <p role="timer" aria-live="off" className="shorten__countdown tabular">
+        You can try again in {left} s.
+      </p>
+    </div>
   );
 }
