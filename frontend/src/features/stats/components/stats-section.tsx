@@ -11,7 +11,7 @@ import { useSession } from '../../auth';
 import { downloadVisitsCsv } from '../api/download-csv';
 import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
 import { useStats } from '../hooks/use-stats';
-import { countryName } from '../lib/country-name';
+import { countryLabel } from '../lib/country-name';
 import { deviceName, systemName } from '../../../lib/system-name';
 import { periodChange } from '../lib/period-change';
 import { QrCode } from './qr-code';
@@ -161,7 +161,7 @@ export default function StatsSection({
               title="Countries"
               entries={stats.countries.map(({ code, visits }) => ({
                 key: code,
-                label: `${countryName(code)} (${code})`,
+                label: countryLabel(code),
                 visits,
               }))}
             />

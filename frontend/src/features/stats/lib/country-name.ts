@@ -22,3 +22,8 @@ export function countryName(code: string): string {
     return code;
   }
 }
+
+/** How a country reads in the stats: its name and code, or only 'Unknown' when none is known. */
+export function countryLabel(code: string): string {
+  return code === UNKNOWN_COUNTRY ? countryName(code) : `${countryName(code)} (${code})`;
+}
