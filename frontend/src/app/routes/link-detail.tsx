@@ -3,9 +3,11 @@ import { useCallback, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { RequireUser, useSession } from '../../features/auth';
 import { ErrorMessage, Loading } from '../../components/feedback';
+import { Unreachable } from '../../components/unreachable';
 import { LinkDetail, useLinkLookup } from '../../features/links';
 import { LinkStats } from '../../features/stats';
 import { VisitorList } from '../../features/visitors';
+import { UNREACHABLE } from '../../lib/api';
 import { usePageTitle } from '../../lib/use-page-title';
 
 export function LinkDetailRoute() {
@@ -33,6 +35,9 @@ function FindLink({ id, user }: { id: string; user: UserData }) {
   }, [removeLink, reload, id]);
   if (loaded) {
     return <LinkPage key={loaded.urlID} link={loaded} reload={reloadUser} onGone={gone} />;
+  }
+  if (lookup.status === 'error' && lookup.error === UNREACHABLE) {
+    return <Unreachable onRetry={() => void reload()} />;
   }
   if (lookup.status === 'error') return <ErrorMessage>{lookup.error}</ErrorMessage>;
   if (lookup.link) {
