@@ -7,6 +7,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
+import { request } from 'node:http';
 import { connect, isIPv4 } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -322,6 +323,64 @@ describe('embedded mode, security', () => {
         expect([socket, statSync(socket).mode & 0o077]).toEqual([socket, 0]);
         expect([socket, connectAsNobody(socket)]).toEqual([socket, 'EACCES']);
       }
+    });
+  });
+
+  describe('local clients on different loopback addresses', () => {
+    // Any program here may bind any of 127.0.0.0/8: were each address a client of its own,
+    // every per-client budget would be endless for it.
+    const LIMIT = 3;
+    let app: Embedded;
+
+    /** A request from the given local address (Linux routes all of 127/8 to loopback). */
+    function from(localAddress: string, target: string, method = 'GET'): Promise<number> {
+      return new Promise((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: app.port,
+            path: target,
+            method,
+            localAddress,
+            headers: { 'x-requested-with': 'XMLHttpRequest' },
+          },
+          (res) => {
+            res.resume();
+            res.once('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.once('error', reject);
+        req.end();
+      });
+    }
+
+    beforeAll(async () => {
+      app = await startCopied(path.join(scratch, 'loopback'), {
+        SHORTEN_RATE_LIMIT_ANONYMOUS: String(LIMIT),
+        SIGN_IN_RATE_LIMIT: String(LIMIT),
+        REDIRECT_MISS_BUDGET: String(LIMIT),
+        REDIRECT_MISS_BURST: String(LIMIT),
+      });
+    }, 90_000);
+    afterAll(async () => {
+      if (app) await stop(app);
+    });
+
+    it('share one budget: anonymous shortening, sign-in and the /r/ miss budget', async () => {
+      const shorten = (n: number): string =>
+        `/api/shorten/?url=${encodeURIComponent(`https://example.com/loopback-${n}`)}`;
+      for (let n = 0; n < LIMIT; n += 1) {
+        expect(await from('127.0.0.2', shorten(n), 'POST')).toBe(201);
+      }
+      expect(await from('127.0.0.3', shorten(LIMIT), 'POST')).toBe(403);
+
+      for (let n = 0; n < LIMIT; n += 1) expect(await from('127.0.0.2', '/login')).not.toBe(429);
+      expect(await from('127.0.0.3', '/login')).toBe(429);
+
+      for (let n = 0; n < LIMIT; n += 1) {
+        expect(await from('127.0.0.2', `/r/zzzzz${n}z`)).toBe(404);
+      }
+      expect(await from('127.0.0.3', `/r/zzzzz${LIMIT}z`)).toBe(429);
     });
   });
 

@@ -1,4 +1,4 @@
-import { clientKey, parseAddress } from './client-key';
+import { clientKey, LOOPBACK_CLIENT, parseAddress } from './client-key';
 
 describe('clientKey', () => {
   it.each([
@@ -9,13 +9,26 @@ describe('clientKey', () => {
     ['2001:0db8:0001:0002:ffff:ffff:ffff:fffe', '2001:db8:1:2::/64'],
     ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
     ['2001:db8::1', '2001:db8::/64'],
-    ['::1', '::/64'],
+    ['::1', LOOPBACK_CLIENT],
+    ['127.0.0.1', LOOPBACK_CLIENT],
+    ['127.0.0.2', LOOPBACK_CLIENT],
+    ['127.255.255.254', LOOPBACK_CLIENT],
+    ['::ffff:127.0.0.3', LOOPBACK_CLIENT],
+    ['0:0:0:0:0:0:0:1', LOOPBACK_CLIENT],
+    ['128.0.0.1', '128.0.0.1'],
+    ['126.255.255.255', '126.255.255.255'],
+    ['::2', '::/64'],
     ['fe80::1%eth0', 'fe80::/64'],
     ['64:ff9b::192.0.2.1', '64:ff9b::/64'],
     ['2001:db8:1:2:3:4:192.0.2.1', '2001:db8:1:2::/64'],
     ['unknown', 'unknown'],
   ])('keys %s as %s', (address, key) => {
     expect(clientKey(address)).toBe(key);
+  });
+
+  it('counts every loopback address as one client: every program on this machine is one', () => {
+    const keys = ['127.0.0.1', '127.0.0.2', '127.1.2.3', '::1', '::ffff:127.9.9.9'];
+    expect(new Set(keys.map(clientKey)).size).toBe(1);
   });
 
   it('counts every address of one IPv6 /64 as one client', () => {

@@ -17,17 +17,27 @@ export function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null 
   return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : null;
 }
 
+/** The one client every loopback address (127.0.0.0/8, ::1) counts as. */
+export const LOOPBACK_CLIENT = '127.0.0.0/8';
+
 /**
  * Who a per-client budget (rate limits, the redirect's miss budget) counts against, for an
  * address. One IPv6 subscriber usually holds a whole /64 (2^64 addresses to rotate through),
  * so IPv6 counts by its /64; IPv4, also when written as IPv4-mapped IPv6 (in any notation),
- * by its address. Anything that is not an address is its own key.
+ * by its address. Every loopback address is one client, as a /64 is: any program on this
+ * machine may bind any of 127.0.0.0/8. Anything that is not an address is its own key.
  */
 export function clientKey(address: string): string {
   const parsed = parseAddress(address);
   if (parsed === null) return address;
-  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const ipv4 =
+    parsed.kind() === 'ipv4' ? (parsed as ipaddr.IPv4) : mappedIPv4(parsed as ipaddr.IPv6);
+  if (parsed.range() === 'loopback' || ipv4?.range() === 'loopback') return LOOPBACK_CLIENT;
+  if (ipv4 !== undefined) return ipv4.toString();
   const ipv6 = parsed as ipaddr.IPv6;
-  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
   return `${new ipaddr.IPv6([...ipv6.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
+function mappedIPv4(ipv6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  return ipv6.isIPv4MappedAddress() ? ipv6.toIPv4Address() : undefined;
 }

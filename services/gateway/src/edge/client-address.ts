@@ -45,7 +45,10 @@ export function clientAddress(req: Request): string {
   return req.ip ?? 'unknown';
 }
 
-/** Who a per-address rate limit counts against: IPv6 by its /64, IPv4 by its address. */
+/**
+ * Who a per-address rate limit counts against: IPv6 by its /64, IPv4 by its address, all of
+ * loopback as one.
+ */
 export function clientKey(req: Request): string {
   return addressKey(clientAddress(req));
 }
