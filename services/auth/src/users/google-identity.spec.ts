@@ -18,6 +18,23 @@ describe('identityFromUserinfo', () => {
     });
   });
 
+  it("keeps no control character of the provider's answer, which PostgreSQL would refuse (NUL)", () => {
+    expect(
+      identityFromUserinfo({
+        sub: '1077',
+        name: 'Alice\u0000 Ex\nample',
+        email: 'alice\u0000@example.com',
+        picture: 'https://lh3.googleusercontent.com/a/x\u0000',
+      }),
+    ).toEqual({
+      googleId: '1077',
+      fullName: 'Alice Ex ample',
+      picture: '',
+      email: 'alice@example.com',
+    });
+    expect(identityFromUserinfo({ sub: '10\u000077', name: 'Alice' })).toBeNull();
+  });
+
   it('builds a name from the given and family names, then the email', () => {
     expect(identityFromUserinfo({ sub: '1', given_name: 'Ada', family_name: 'L' })?.fullName).toBe(
       'Ada L',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNoControlCharacters } from '@shortener/contracts';
 
 /** Who the provider says signed in, reduced to what the product keeps. */
 export interface GoogleIdentity {
@@ -9,20 +10,32 @@ export interface GoogleIdentity {
 }
 
 // The OpenID Connect userinfo claims Google (and any OIDC provider) answers with.
+// A control character is never part of a name or an address, and PostgreSQL refuses NUL: a
+// line break or a tab reads as a space, any other is dropped.
+const plainText = (text: string): string =>
+  text
+    .replace(/[\t\n\v\f\r]+/g, ' ')
+    .replace(/\p{Cc}/gu, '')
+    .replace(/ {2,}/g, ' ');
+const claim = z.string().transform(plainText).optional();
+
 const userinfoSchema = z.object({
-  sub: z.union([z.string(), z.number()]).transform(String).pipe(z.string().min(1).max(255)),
-  name: z.string().optional(),
-  given_name: z.string().optional(),
-  family_name: z.string().optional(),
+  sub: z
+    .union([z.string(), z.number()])
+    .transform(String)
+    .pipe(z.string().min(1).max(255).refine(hasNoControlCharacters)),
+  name: claim,
+  given_name: claim,
+  family_name: claim,
   picture: z.string().optional(),
-  email: z.string().optional(),
+  email: claim,
 });
 
 const MAX_NAME = 200;
 const MAX_PICTURE = 2048;
 
 function pictureUrl(raw: string | undefined): string {
-  if (raw === undefined || raw.length > MAX_PICTURE) return '';
+  if (raw === undefined || raw.length > MAX_PICTURE || !hasNoControlCharacters(raw)) return '';
   try {
     const { protocol } = new URL(raw);
     // The page puts it in an <img src>: only web addresses, never javascript: or data:.
