@@ -415,7 +415,7 @@ describe('browser journeys', () => {
       },
     );
 
-    it("shows the top bar: the title links to '/', 'Tracking' to '/profile', and signed out 'Sign in' (issue 28) instead of a profile icon", async () => {
+    it("shows the top bar: the title links to '/', 'Tracking' to '/profile', the profile link's generic icon to '/profile' and 'Sign in' beside it (issues 28, 37)", async () => {
       await page.goto(`${stack.url}/`);
       const title = page.getByRole('banner').getByRole('link', { name: 'URL Shortener' });
       expect(await title.getAttribute('href')).toBe('/');
@@ -423,7 +423,10 @@ describe('browser journeys', () => {
       expect(await tracking.getAttribute('href')).toBe('/profile');
       const signIn = page.getByRole('banner').getByRole('link', { name: 'Sign in', exact: true });
       expect(await signIn.getAttribute('href')).toBe('/login?from=%2F');
-      expect(await page.getByRole('link', { name: 'Profile', exact: true }).count()).toBe(0);
+      const profile = page.getByRole('banner').getByRole('link', { name: 'Profile', exact: true });
+      expect(await profile.getAttribute('href')).toBe('/profile');
+      expect(await profile.locator('svg').count()).toBe(1);
+      expect(await profile.locator('img').count()).toBe(0);
     });
 
     it("shows 'Page not found.' on an unknown route, with a Home button back to '/'", async () => {

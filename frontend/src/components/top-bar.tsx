@@ -15,7 +15,7 @@ export function TopBar({ signedIn, picture }: TopBarProps) {
   // The prerendered home page knows its path but not the query it was asked with.
   const from = useHydrated() ? pathname + search : pathname;
   return (
-    <header className="top-bar">
+    <header className={signedIn ? 'top-bar' : 'top-bar top-bar--signed-out'}>
       <div className="top-bar__inner">
         <Link to="/" className="top-bar__title">
           <span className="top-bar__logo">
