@@ -311,21 +311,32 @@ describe('issue 28: the detail page, the list and the top bar at 1280 and 390 px
     expect((await axis.innerText()).split(/\s+/).filter(Boolean)).toHaveLength(7);
     expect(await axis.innerText()).toContain(today);
     await axisReadable();
-    const bars = stats().getByRole('group', { name: 'Bars' }).getByRole('button');
-    expect(await bars.count()).toBe(7);
+    const bars = stats().getByRole('slider', { name: 'Bars' });
+    const tooltip = stats().getByRole('tooltip');
     // Every visit is today's: the newest bar reads them out at first.
     expect(await readout.textContent()).toMatch(new RegExp(`^${today}: \\d+ people, \\d+ bots$`));
-    await bars.first().click();
+    // Hovering near the first bar shows its date and counts in a tooltip; leaving hides it.
+    const area = await box(bars);
+    await bars.hover({ position: { x: 4, y: area.height / 2 } });
+    await visible(tooltip);
+    expect(await tooltip.innerText()).toMatch(/^\d\d\/\d\d\n0 people\n0 bots$/);
+    expect(await readout.textContent()).toMatch(/: 0 people, 0 bots$/);
+    await bars.hover({ position: { x: area.width - 4, y: area.height / 2 } });
+    expect(await tooltip.innerText()).toMatch(new RegExp(`^${today}\\n\\d+ people\\n\\d+ bots$`));
+    await page.mouse.move(1, 1);
+    expect(await tooltip.count()).toBe(0);
+    await bars.click({ position: { x: 4, y: area.height / 2 } });
     expect(await readout.textContent()).toMatch(/: 0 people, 0 bots$/);
     await page.keyboard.press('End');
     expect(await readout.textContent()).toMatch(new RegExp(`^${today}: `));
-    // By keyboard: one Tab stop for the bars (the one read out), with a visible focus ring;
-    // the arrow keys move between them.
+    // By keyboard: one Tab stop for the bars (a slider, the bar read out its value), with a
+    // visible focus ring; the arrow keys move between them, and the tooltip follows.
     await stats().getByRole('button', { name: '7d', exact: true }).focus();
-    await keyboardTo(page, bars.last());
+    await keyboardTo(page, bars);
     await page.keyboard.press('ArrowLeft');
     expect(await readout.textContent()).toMatch(/: 0 people, 0 bots$/);
     await page.keyboard.press('ArrowRight');
+    expect(await tooltip.innerText()).toMatch(new RegExp(`^${today}\\n`));
     await screenshots(page, 'issue28-chart-7d');
 
     await stats().getByRole('button', { name: '24h', exact: true }).click();
@@ -338,7 +349,46 @@ describe('issue 28: the detail page, the list and the top bar at 1280 and 390 px
     await screenshots(page, 'issue28-chart-24h');
     await stats().getByRole('button', { name: '7d', exact: true }).click();
     await visible(stats().getByRole('img', { name: /^Visits per day/ }));
-  });
+  }, 120_000);
+
+  it('gives a phone one target as wide as the chart for the 24 and 30 bars, and the bar under a tap in a tooltip', async () => {
+    const phone = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+    try {
+      await phone.addCookies(await context.cookies());
+      const touch = await phone.newPage();
+      const touchStats = touch.getByRole('region', { name: 'Stats' });
+      await touch.goto(`${stack.url}/profile/${busy}`);
+      await visible(touchStats.getByRole('slider', { name: 'Bars' }), 30_000);
+      for (const [range, count] of [
+        ['24h', 24],
+        ['30d', 30],
+      ] as const) {
+        await touchStats.getByRole('button', { name: range, exact: true }).tap();
+        const bars = touchStats.getByRole('slider', { name: 'Bars' });
+        await eventually(async () =>
+          expect(await bars.getAttribute('aria-valuemax')).toBe(String(count - 1)),
+        );
+        const area = await box(bars);
+        // Where the bars were a button each, 10-12.5 px wide at these ranges.
+        expect(area.width).toBeGreaterThanOrEqual(24);
+        await bars.tap({ position: { x: 2, y: area.height / 2 } });
+        const tooltip = touchStats.getByRole('tooltip');
+        await visible(tooltip);
+        expect(await tooltip.innerText()).toMatch(/\n0 people\n0 bots$/);
+        expect(await bars.getAttribute('aria-valuenow')).toBe('0');
+        await bars.tap({ position: { x: area.width - 2, y: area.height / 2 } });
+        expect(await bars.getAttribute('aria-valuenow')).toBe(String(count - 1));
+        // The tooltip stays inside the chart at either end.
+        const chart = await box(touchStats.locator('.stats-chart'));
+        const tip = await box(tooltip);
+        expect(tip.x).toBeGreaterThanOrEqual(chart.x);
+        expect(tip.x + tip.width).toBeLessThanOrEqual(chart.x + chart.width);
+      }
+      await screenshots(touch, 'issue37-chart-tooltip-30d');
+    } finally {
+      await phone.close();
+    }
+  }, 120_000);
 
   it('puts the previous period beside the totals, names devices, systems and Googlebot as people do, and marks bots in the log', async () => {
     // The link is new: nothing in the 7 days before this week.

@@ -1,5 +1,5 @@
 import type { LinkStats } from '@shortener/contracts/web-stats';
-import { useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { axisTicks, bucketLabel } from '../lib/chart-axis';
 
 /** Each bucket's bar, in the chart's own units: a bar 10 wide with a gap of 2. */
@@ -18,15 +18,26 @@ function bucketText(point: LinkStats['series'][number], interval: LinkStats['int
   );
 }
 
+/** A bar's centre, as a share of the chart's width. */
+function centreOf(index: number, width: number): number {
+  return (index * (BAR + GAP) + BAR / 2) / width;
+}
+
 /**
  * Visits over time as stacked bars, people below and bots above, drawn as plain SVG (no
  * chart library), dated under the axis. The picture stretches to the width it is given; its
- * numbers are told in words to screen readers, and each bar's are read out below the chart
- * when it is tapped, clicked or focused (arrow keys move between bars).
+ * numbers are told in words to screen readers. One target lies over all the bars, however
+ * narrow they are: hovering, tapping or dragging across it picks the nearest bar and shows
+ * its numbers in a tooltip, and by keyboard it is a slider (arrow keys, Home, End).
  */
 export function StatsChart({ stats }: { stats: LinkStats }) {
   const { series, interval, totals } = stats;
   const [picked, setPicked] = useState<number | null>(null);
+  // Whether the tooltip is up: the pointer on the bars, or the keyboard's focus on them.
+  const [hovered, setHovered] = useState(false);
+  const [focused, setFocused] = useState(false);
+  const scrubbing = useRef(false);
+  const tooltipId = useId();
   const peak = Math.max(1, ...series.map((point) => point.visits));
   const width = Math.max(1, series.length * (BAR + GAP) - GAP);
   const summary =
@@ -36,21 +47,52 @@ export function StatsChart({ stats }: { stats: LinkStats }) {
   const shown = picked !== null && picked < series.length ? picked : series.length - 1;
   const point = series[shown];
   const ticks = axisTicks(series.length);
+  const tipped = (hovered || focused) && point !== undefined;
+  const tipAt = centreOf(shown, width);
 
-  function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, index: number) {
+  /** The bar nearest to where the pointer is over the target. */
+  function nearest(event: PointerEvent<HTMLElement>): number {
+    const box = event.currentTarget.getBoundingClientRect();
+    if (box.width <= 0) return shown;
+    const at = ((event.clientX - box.left) / box.width) * width;
+    const index = Math.round((at - BAR / 2) / (BAR + GAP));
+    return Math.min(series.length - 1, Math.max(0, index));
+  }
+
+  function onPointerDown(event: PointerEvent<HTMLElement>) {
+    scrubbing.current = true;
+    // A finger that moves on keeps the bars, even off the target, until it lifts.
+    if (event.pointerType !== 'mouse') event.currentTarget.setPointerCapture?.(event.pointerId);
+    setHovered(true);
+    setPicked(nearest(event));
+  }
+
+  function onPointerMove(event: PointerEvent<HTMLElement>) {
+    if (event.pointerType === 'mouse' || scrubbing.current) {
+      setHovered(true);
+      setPicked(nearest(event));
+    }
+  }
+
+  function onPointerEnd(event: PointerEvent<HTMLElement>) {
+    scrubbing.current = false;
+    // A mouse's tooltip goes when it leaves; a finger's stays up to be read.
+    if (event.type === 'pointerleave' && event.pointerType === 'mouse') setHovered(false);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLElement>) {
     const moves: Record<string, number> = {
-      ArrowLeft: index - 1,
-      ArrowRight: index + 1,
+      ArrowLeft: shown - 1,
+      ArrowDown: shown - 1,
+      ArrowRight: shown + 1,
+      ArrowUp: shown + 1,
       Home: 0,
       End: series.length - 1,
     };
     const next = moves[event.key];
     if (next === undefined) return;
     event.preventDefault();
-    const target = Math.min(series.length - 1, Math.max(0, next));
-    setPicked(target);
-    const buttons = event.currentTarget.parentElement?.querySelectorAll('button');
-    buttons?.[target]?.focus();
+    setPicked(Math.min(series.length - 1, Math.max(0, next)));
   }
 
   return (
@@ -79,7 +121,6 @@ export function StatsChart({ stats }: { stats: LinkStats }) {
                   data-visits={bucket.visits}
                   className={index === shown ? 'stats-chart__bucket--picked' : undefined}
                 >
-                  <title>{bucketText(bucket, interval)}</title>
                   {index === shown && (
                     <rect
                       className="stats-chart__pick"
@@ -111,23 +152,46 @@ export function StatsChart({ stats }: { stats: LinkStats }) {
               );
             })}
           </svg>
-          {/* Over the bars, one target each: a tap, a click or the focus reads its numbers out.
-            One Tab stop for them all; the arrow keys move between them. */}
-          <div className="stats-chart__targets" role="group" aria-label="Bars">
-            {series.map((bucket, index) => (
-              <button
-                key={bucket.t}
-                type="button"
-                className="stats-chart__target"
-                tabIndex={index === shown ? 0 : -1}
-                aria-label={bucketText(bucket, interval)}
-                aria-pressed={index === shown}
-                onClick={() => setPicked(index)}
-                onFocus={() => setPicked(index)}
-                onKeyDown={(event) => onKeyDown(event, index)}
-              />
-            ))}
-          </div>
+          {/* One target over all the bars (a bar of a month is a few pixels wide on a phone):
+              the bar nearest the pointer or finger is picked, and the arrow keys move along. */}
+          <div
+            className="stats-chart__scrub"
+            role="slider"
+            tabIndex={0}
+            aria-label="Bars"
+            aria-orientation="horizontal"
+            aria-valuemin={0}
+            aria-valuemax={Math.max(0, series.length - 1)}
+            aria-valuenow={shown}
+            aria-valuetext={point ? bucketText(point, interval) : ''}
+            aria-describedby={tipped ? tooltipId : undefined}
+            onPointerDown={onPointerDown}
+            onPointerMove={onPointerMove}
+            onPointerUp={onPointerEnd}
+            onPointerCancel={onPointerEnd}
+            onPointerLeave={onPointerEnd}
+            onFocus={() => setFocused(true)}
+            onBlur={() => setFocused(false)}
+            onKeyDown={onKeyDown}
+          />
+          {tipped && (
+            <div
+              id={tooltipId}
+              role="tooltip"
+              className={`stats-chart__tooltip tabular${
+                tipAt < 0.2
+                  ? ' stats-chart__tooltip--start'
+                  : tipAt > 0.8
+                    ? ' stats-chart__tooltip--end'
+                    : ''
+              }`}
+              style={{ left: `${String(tipAt * 100)}%` }}
+            >
+              <span className="stats-chart__tooltip-date">{bucketLabel(point.t, interval)}</span>
+              <span>{plural(point.humans, 'person', 'people')}</span>
+              <span>{plural(point.bots, 'bot', 'bots')}</span>
+            </div>
+          )}
           <div className="stats-chart__axis" aria-hidden="true">
             {ticks.map((index) => {
               const bucket = series[index];
@@ -153,9 +217,7 @@ export function StatsChart({ stats }: { stats: LinkStats }) {
         </div>
       </div>
       <figcaption className="stats-chart__caption">
-        <p className="stats-chart__readout tabular" aria-live="polite">
-          {point ? bucketText(point, interval) : ''}
-        </p>
+        <p className="stats-chart__readout tabular">{point ? bucketText(point, interval) : ''}</p>
         <span className="stats-chart__legend">
           <span className="stats-chart__key stats-chart__key--humans">People</span>
           <span className="stats-chart__key stats-chart__key--bots">Bots</span>

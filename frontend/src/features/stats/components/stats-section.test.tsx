@@ -1,5 +1,5 @@
 import { MESSAGES, type LinkStats, type LiveVisit } from '@shortener/contracts';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { encode } from 'uqr';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -246,7 +246,7 @@ describe('the Stats section of a link', () => {
     expect(within(section).queryAllByRole('region')).toHaveLength(1); // the QR code alone
   });
 
-  it("reads a bar's numbers out when it is clicked or focused, and dates the axis", async () => {
+  it("reads a bar's numbers out as the keyboard moves along the bars, and dates the axis", async () => {
     const user = userEvent.setup();
     const hour = Date.UTC(2026, 10, 24, 9);
     mockFetch((url) =>
@@ -270,25 +270,78 @@ describe('the Stats section of a link', () => {
     await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
       'Unique visitors',
     );
-    const bars = within(stats()).getByRole('group', { name: 'Bars' });
-    const buttons = within(bars).getAllByRole('button');
-    expect(buttons).toHaveLength(8);
-    // The newest at first, the one Tab stop of the bars.
+    // One Tab stop for all the bars: a slider whose value is the bar read out.
+    const bars = within(stats()).getByRole('slider', { name: 'Bars' });
     const readout = () => stats().querySelector('.stats-chart__readout')?.textContent;
     expect(readout()).toBe('24/11: 4 people, 1 bot');
-    expect(buttons.filter((button) => button.tabIndex === 0)).toEqual([buttons[7]]);
+    expect(bars.getAttribute('aria-valuetext')).toBe('24/11: 4 people, 1 bot');
+    expect(bars.getAttribute('aria-valuemax')).toBe('7');
 
-    await user.click(buttons[0]!);
+    bars.focus();
+    await user.keyboard('{Home}');
     expect(readout()).toBe('17/11: 0 people, 0 bots');
     await user.keyboard('{ArrowRight}');
     expect(readout()).toBe('18/11: 0 people, 0 bots');
-    expect(document.activeElement).toBe(buttons[1]);
+    expect(bars.getAttribute('aria-valuetext')).toBe('18/11: 0 people, 0 bots');
+    // The focus shows the tooltip too.
+    expect(within(stats()).getByRole('tooltip').textContent).toBe('18/110 people0 bots');
     expect(stats().querySelector('.stats-chart__axis')?.textContent).toContain('24/11');
 
     // Another range starts again from its newest bar, not the one picked in the last.
     await user.click(within(stats()).getByRole('button', { name: '24h' }));
     await waitFor(() => expect(readout()).toBe('24/11 09:00: 4 people, 1 bot'));
   });
+
+  it('shows the nearest bar in a tooltip where the pointer hovers, and follows a finger across the bars', async () => {
+    // jsdom has neither pointer events nor layout: a PointerEvent as browsers have it, and
+    // the bars 800 px wide.
+    class FakePointerEvent extends MouseEvent {
+      readonly pointerType: string;
+      readonly pointerId: number;
+      constructor(type: string, init: PointerEventInit = {}) {
+        super(type, init);
+        this.pointerType = init.pointerType ?? 'mouse';
+        this.pointerId = init.pointerId ?? 1;
+      }
+    }
+    vi.stubGlobal('PointerEvent', FakePointerEvent);
+    try {
+      mockFetch(() => jsonResponse(200, aStats()));
+      openDetail();
+      await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+        'Unique visitors',
+      );
+      const bars = within(stats()).getByRole('slider', { name: 'Bars' });
+      vi.spyOn(bars, 'getBoundingClientRect').mockReturnValue(new DOMRect(100, 0, 800, 160));
+      const tooltip = () => within(stats()).queryByRole('tooltip');
+      expect(tooltip()).toBeNull();
+
+      // Eight bars over 800 px: the first near x 100-190, the last near 810-900.
+      fireEvent.pointerMove(bars, { clientX: 120, pointerType: 'mouse' });
+      expect(tooltip()?.textContent).toBe('17/110 people0 bots');
+      fireEvent.pointerMove(bars, { clientX: 880, pointerType: 'mouse' });
+      expect(tooltip()?.textContent).toBe('24/114 people1 bot');
+      expect(bars.getAttribute('aria-describedby')).toBe(tooltip()?.id);
+      fireEvent.pointerLeave(bars, { pointerType: 'mouse' });
+      expect(tooltip()).toBeNull();
+
+      // A finger: a touch picks a bar, a drag moves along, and the tooltip stays to be read.
+      fireEvent.pointerMove(bars, { clientX: 500, pointerType: 'touch' });
+      expect(tooltip()).toBeNull();
+      fireEvent.pointerDown(bars, { clientX: 110, pointerType: 'touch' });
+      expect(tooltip()?.textContent).toBe('17/110 people0 bots');
+      fireEvent.pointerMove(bars, { clientX: 330, pointerType: 'touch' });
+      expect(tooltip()?.textContent).toBe('19/110 people0 bots');
+      fireEvent.pointerUp(bars, { clientX: 330, pointerType: 'touch' });
+      expect(tooltip()?.textContent).toBe('19/110 people0 bots');
+      expect(stats().querySelector('.stats-chart__readout')?.textContent).toBe(
+        '19/11: 0 people, 0 bots',
+      );
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('shows the totals, the chart and each top list, countries by name with their code', async () => {
     const fetchMock = mockFetch(() => jsonResponse(200, aStats()));
     openDetail();
