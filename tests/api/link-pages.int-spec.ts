@@ -6,6 +6,7 @@ import {
   LINKS_QUERY_MESSAGES,
   NEXT_CURSOR_HEADER,
   SHORT_CODE_ALPHABET,
+  TOTAL_COUNT_HEADER,
   type ShortLink,
   type UserData,
 } from '@shortener/contracts';
@@ -255,6 +256,104 @@ describe('a user with more links than a page', () => {
       [...created].reverse(),
     );
     await db.query('DELETE FROM links.links WHERE code = ANY($1::varchar[])', [created]);
+  });
+
+  it('says how many live links there are on every page, and how many match a search', async () => {
+    const user = await get(carol, '/api/user');
+    expect(user.headers.get(TOTAL_COUNT_HEADER)).toBe(String(SEEDED));
+    let cursor = user.headers.get(NEXT_CURSOR_HEADER);
+    while (cursor !== null) {
+      const next = await get(carol, `/api/links?cursor=${encodeURIComponent(cursor)}`);
+      expect(next.headers.get(TOTAL_COUNT_HEADER)).toBe(String(SEEDED));
+      cursor = next.headers.get(NEXT_CURSOR_HEADER);
+    }
+    const needles = seeded.filter((link) => link.originalUrl.includes('Needle')).length;
+    const found = await get(carol, '/api/links?q=needle');
+    expect(found.headers.get(TOTAL_COUNT_HEADER)).toBe(String(needles));
+    expect((await get(dave, '/api/links')).headers.get(TOTAL_COUNT_HEADER)).toBe('20');
+  });
+
+  it('pages through every live link soonest to expire first (ties by code), a link created meanwhile neither repeating nor skipping one', async () => {
+    // Expiries an hour apart for every fifth link, so that ties cross the pages' ends.
+    await db.query(
+      `UPDATE links.links SET expires_at = now() + interval '1 day' +
+         (abs(hashtext(code)) % 50) * interval '1 hour'
+       WHERE owner_id = $1 AND expires_at > now()`,
+      [carolId],
+    );
+    const { rows } = await db.query<{ code: string }>(
+      `SELECT code FROM links.links WHERE owner_id = $1 AND expires_at > now()
+       ORDER BY expires_at, code`,
+      [carolId],
+    );
+    const created: string[] = [];
+    const { links, pages } = await allPages(carol, { sort: 'expiring' }, async () => {
+      const response = await carol.api(
+        `${stack.url}/api/shorten/?url=${encodeURIComponent(`https://example.com/soon/${created.length}`)}&days=7`,
+        { method: 'POST' },
+      );
+      expect(response.status).toBe(201);
+      created.push(((await response.json()) as { url: string }).url);
+    });
+    const codes = links.map((link) => link.urlID).filter((code) => !created.includes(code));
+    expect(codes).toEqual(rows.map((row) => row.code));
+    expect(pages).toBe(Math.ceil(SEEDED / LINKS_PAGE_SIZE));
+    // Each with its visit count, as newest first has it.
+    const visits = new Map(seeded.map((link) => [link.urlID, link.visitCount]));
+    for (const link of links.filter((shown) => !created.includes(shown.urlID))) {
+      expect(link.visitCount).toBe(visits.get(link.urlID));
+    }
+    await db.query('DELETE FROM links.links WHERE code = ANY($1::varchar[])', [created]);
+    await db.query(
+      `UPDATE links.links SET expires_at = now() + interval '30 days'
+       WHERE owner_id = $1 AND expires_at > now()`,
+      [carolId],
+    );
+  });
+
+  it('pages through every live link most visited first (ties by code), and through a search so', async () => {
+    const expected = [...seeded].sort(
+      (a, b) =>
+        b.visitCount - a.visitCount || (a.urlID < b.urlID ? -1 : a.urlID > b.urlID ? 1 : 0),
+    );
+    const user = await get(carol, '/api/links?sort=visits');
+    expect(user.headers.get(TOTAL_COUNT_HEADER)).toBe(String(SEEDED));
+    const { links, pages } = await allPages(carol, { sort: 'visits' });
+    expect(links.map((link) => [link.urlID, link.visitCount])).toEqual(
+      expected.map((link) => [link.urlID, link.visitCount]),
+    );
+    expect(links.map((link) => link.originalUrl)).toEqual(expected.map((link) => link.originalUrl));
+    expect(pages).toBe(Math.ceil(SEEDED / LINKS_PAGE_SIZE));
+    const needles = await allPages(carol, { sort: 'visits', q: 'NEEDLE' });
+    expect(needles.links.map((link) => link.urlID)).toEqual(
+      expected.filter((link) => link.originalUrl.includes('Needle')).map((link) => link.urlID),
+    );
+    // Dave sees his own only, whoever's cursor he is given.
+    const carols = (await page(carol, { sort: 'visits' })).next!;
+    const daves = await allPages(dave, { sort: 'visits', cursor: carols });
+    const carolsCodes = new Set(seeded.map((link) => link.urlID));
+    expect(daves.links.filter((link) => carolsCodes.has(link.urlID))).toEqual([]);
+  });
+
+  it("refuses a sort it does not know, and a cursor of another sort's pages, with 400", async () => {
+    const bogus = await get(carol, '/api/links?sort=visits-desc');
+    expect(bogus.status).toBe(400);
+    expect(await bogus.json()).toEqual({ message: LINKS_QUERY_MESSAGES.sort });
+    const newest = (await page(carol)).next!;
+    const expiring = (await page(carol, { sort: 'expiring' })).next!;
+    const visits = (await page(carol, { sort: 'visits' })).next!;
+    for (const query of [
+      { cursor: newest, sort: 'expiring' },
+      { cursor: expiring, sort: 'newest' },
+      { cursor: expiring },
+      { cursor: visits },
+      { cursor: visits, sort: 'expiring' },
+      { cursor: newest, sort: 'visits' },
+    ]) {
+      const response = await get(carol, `/api/links?${new URLSearchParams(query).toString()}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ message: LINKS_QUERY_MESSAGES.cursor });
+    }
   });
 
   it('says nothing more follows on the last page, however many links it holds', async () => {

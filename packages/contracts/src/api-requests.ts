@@ -76,13 +76,34 @@ export function hasNoControlCharacters(text: string): boolean {
 /** The longest search GET /api/links takes: longer than any code, shorter than most URLs. */
 export const LINKS_SEARCH_MAX = 200;
 
+/**
+ * The orders GET /api/links lists in: newest first (the default), the soonest to expire
+ * first, or the most visited first. Each pages by its own cursor.
+ */
+export const LINKS_SORTS = ['newest', 'expiring', 'visits'] as const;
+export type LinksSort = (typeof LINKS_SORTS)[number];
+
 /** What GET /api/links refuses, word for word (400). */
 export const LINKS_QUERY_MESSAGES = {
   cursor: CURSOR_MESSAGE,
   oneCursor: 'Give one cursor only.',
   search: `The search must be one text of at most ${LINKS_SEARCH_MAX} characters.`,
   searchControl: 'The search must not contain control characters.',
+  sort: `The sort must be one of ${LINKS_SORTS.join(', ')}.`,
 } as const;
+
+const linksSearchText = z
+  .string({ error: LINKS_QUERY_MESSAGES.search })
+  .max(LINKS_SEARCH_MAX, { error: LINKS_QUERY_MESSAGES.search })
+  .refine(hasNoControlCharacters, { error: LINKS_QUERY_MESSAGES.searchControl })
+  .optional()
+  .describe(
+    'Only links whose destination or code (an alias is a code) contains this text, ' +
+      'ignoring letter case; no control characters.',
+  );
+
+/** The links service's list of codes reads the same search as GET /api/links. */
+export const linksSearchSchema = z.object({ q: linksSearchText });
 
 /**
  * GET /api/links (and the links service's list, which reads the same query): where the page
@@ -97,14 +118,14 @@ export const linksQuerySchema = z.object({
       'Where the page starts: the X-Next-Cursor header of the previous page (of /api/user ' +
         'for the page after its links, or of /api/links with the same q).',
     ),
-  q: z
-    .string({ error: LINKS_QUERY_MESSAGES.search })
-    .max(LINKS_SEARCH_MAX, { error: LINKS_QUERY_MESSAGES.search })
-    .refine(hasNoControlCharacters, { error: LINKS_QUERY_MESSAGES.searchControl })
+  q: linksSearchText,
+  sort: z
+    .enum(LINKS_SORTS, { error: LINKS_QUERY_MESSAGES.sort })
     .optional()
     .describe(
-      'Only links whose destination or code (an alias is a code) contains this text, ' +
-        'ignoring letter case; no control characters.',
+      'newest (the default): newest first; expiring: the soonest to expire first; visits: ' +
+        'the most visited first (by visits counted when the page is asked for). Ties by code. ' +
+        'A cursor continues the order that gave it.',
     ),
 });
 export type LinksQuery = z.infer<typeof linksQuerySchema>;

@@ -7,6 +7,8 @@ import { shortLinkSchema } from './links';
  */
 export const REQUESTED_WITH_HEADER = 'X-Requested-With';
 export const NEXT_CURSOR_HEADER = 'X-Next-Cursor';
+/** How many links a listing holds in all, on each of its pages (/api/user, /api/links). */
+export const TOTAL_COUNT_HEADER = 'X-Total-Count';
 export const LOGGED_IN_COOKIE = 'loggedIn';
 
 export const MESSAGES = {

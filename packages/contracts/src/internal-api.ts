@@ -3,14 +3,16 @@ import {
   codesRequestSchema,
   createLinkRequestSchema,
   internalLinkSchema,
+  linkCodesSchema,
   linkListSchema,
+  linksFoundSchema,
   resolvedLinkSchema,
   updateLinkRequestSchema,
   visitCountsSchema,
   visitsPageSchema,
   VISITS_PAGE_MAX,
 } from './internal';
-import { CURSOR_MESSAGE, linksQuerySchema } from './api-requests';
+import { CURSOR_MESSAGE, linksQuerySchema, linksSearchSchema } from './api-requests';
 import { currentSessionSchema, sessionLookupSchema } from './sessions';
 import {
   apiKeyCallerSchema,
@@ -205,6 +207,24 @@ export const internalApi = {
     route: '/internal/links',
     query: linksQuerySchema,
     answers: { 200: linkListSchema, 400: internalErrorSchema },
+  }),
+  /**
+   * The gateway lists the most visited first: every live code of the caller (matching `q`
+   * when given), whose visit counts analytics knows, then the page's links by code.
+   */
+  listLinkCodes: endpoint({
+    service: 'links',
+    method: 'GET',
+    route: '/internal/link-codes',
+    query: linksSearchSchema,
+    answers: { 200: linkCodesSchema },
+  }),
+  findLinks: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/link-lookup',
+    body: codesRequestSchema,
+    answers: { 200: linksFoundSchema },
   }),
   /** The gateway checks that the caller owns a link; another's answers like an unknown one. */
   getLink: endpoint({

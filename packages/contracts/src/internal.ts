@@ -46,6 +46,8 @@ export const LINKS_PAGE_SIZE = 100;
 export const linkListSchema = z.object({
   links: z.array(internalLinkSchema),
   nextCursor: z.string().nullable().default(null),
+  /** How many links the listing holds in all (absent from the previous release's answer). */
+  total: z.number().int().nonnegative().optional(),
 });
 export type LinkList = z.infer<typeof linkListSchema>;
 
@@ -71,6 +73,14 @@ export type CodesRequest = z.infer<typeof codesRequestSchema>;
 
 const isCount = (value: unknown): boolean =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/** Every live code of a user (those matching a search when one is given), in no order. */
+export const linkCodesSchema = z.object({ codes: z.array(z.string()) });
+export type LinkCodes = z.infer<typeof linkCodesSchema>;
+
+/** Some of a user's live links, asked for by code: those that are not are left out. */
+export const linksFoundSchema = z.object({ links: z.array(internalLinkSchema) });
+export type LinksFound = z.infer<typeof linksFoundSchema>;
+
 
 export const visitCountsSchema = z.object({
   // Visits by code, every own key kept: z.record drops a `__proto__` key, and a code may be

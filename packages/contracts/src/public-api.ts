@@ -5,6 +5,7 @@ import {
   linksResponseSchema,
   MESSAGES,
   NEXT_CURSOR_HEADER,
+  TOTAL_COUNT_HEADER,
   REQUESTED_WITH_HEADER,
   shortenResponseSchema,
   userDataSchema,
@@ -160,13 +161,18 @@ const sessionOnly = (other: string): PublicAnswer =>
 
 const urlIdParams = z.object({ urlID: urlIdSchema });
 
-/** The header of a page of links that has a next one (/api/user, /api/links). */
+/** The headers of a page of links (/api/user, /api/links): the next page, the total. */
 const nextLinksHeader = {
   [NEXT_CURSOR_HEADER]: {
     description:
       'Present when more links follow: pass it as ?cursor= to GET /api/links for the next ' +
       `${LINKS_PAGE_SIZE}; absent on the last page`,
     schema: z.string(),
+  },
+  [TOTAL_COUNT_HEADER]: {
+    description:
+      'How many live links the listing holds in all (with q, how many match), on every page',
+    schema: z.string().regex(/^\d+$/),
   },
 };
 
@@ -192,18 +198,20 @@ export const publicApi = {
     method: 'GET',
     path: '/api/links',
     summary:
-      `A page of your live links (up to ${LINKS_PAGE_SIZE}), newest first, with visit counts; ` +
-      'with q, only those whose destination or code contains it (any letter case). The first ' +
-      'page without q holds the same links as /api/user.',
+      `A page of your live links (up to ${LINKS_PAGE_SIZE}) with visit counts, newest first, ` +
+      'or the soonest to expire first (sort=expiring), or the most visited first ' +
+      '(sort=visits); with q, only those whose destination or code contains it (any letter ' +
+      'case). The first page newest first without q holds the same links as /api/user.',
     access: 'signed-in',
     apiKeyScope: 'links:read',
     query: linksQuerySchema,
     answers: {
       200: { description: 'Links', body: PUBLIC_SCHEMAS.links, headers: nextLinksHeader },
       400: error(
-        `'${LINKS_QUERY_MESSAGES.cursor}' (not a cursor this call gave), ` +
-          `'${LINKS_QUERY_MESSAGES.oneCursor}', '${LINKS_QUERY_MESSAGES.search}', ` +
-          `'${LINKS_QUERY_MESSAGES.searchControl}' (NUL, a line break, ...), or a ${UNDECODABLE}`,
+        `'${LINKS_QUERY_MESSAGES.cursor}' (not a cursor this call gave, or one of another ` +
+          `sort), '${LINKS_QUERY_MESSAGES.oneCursor}', '${LINKS_QUERY_MESSAGES.search}', ` +
+          `'${LINKS_QUERY_MESSAGES.searchControl}' (NUL, a line break, ...), ` +
+          `'${LINKS_QUERY_MESSAGES.sort}', or a ${UNDECODABLE}`,
       ),
       401: unauthorized,
       ...EDGE_ANSWERS,

@@ -330,7 +330,7 @@ describe('the OpenAPI description', () => {
     expect(document.paths['/api/keys']!['get']!.security).toEqual([{ session: [] }]);
   });
 
-  it('describes the link pages: cursor and q, the next page in X-Next-Cursor, on /api/user too', () => {
+  it('describes the link pages: cursor, q and sort, the next page in X-Next-Cursor and the total in X-Total-Count, on /api/user too', () => {
     const links = document.paths['/api/links']!['get']!;
     expect(links.parameters.filter((parameter) => parameter.in === 'query')).toEqual([
       expect.objectContaining({ name: 'cursor', required: false }),
@@ -339,12 +339,17 @@ describe('the OpenAPI description', () => {
         required: false,
         schema: expect.objectContaining({ maxLength: 200 }) as unknown,
       }),
+      expect.objectContaining({
+        name: 'sort',
+        required: false,
+        schema: expect.objectContaining({ enum: ['newest', 'expiring', 'visits'] }) as unknown,
+      }),
     ]);
     for (const path of ['/api/links', '/api/user']) {
       const ok = document.paths[path]!['get']!.responses['200'] as {
         headers: Record<string, unknown>;
       };
-      expect(Object.keys(ok.headers)).toEqual(['X-Next-Cursor']);
+      expect(Object.keys(ok.headers)).toEqual(['X-Next-Cursor', 'X-Total-Count']);
     }
     expect(links.responses['200']).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Links' } } },

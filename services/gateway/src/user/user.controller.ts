@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import {
   NEXT_CURSOR_HEADER,
   publicApi,
+  TOTAL_COUNT_HEADER,
   type SessionUser,
   type ShortLink,
   type UserData,
@@ -17,19 +18,26 @@ import { UserService } from './user.service';
 export class UserController {
   constructor(@Inject(UserService) private readonly users: UserService) {}
 
-  /** SPEC's user data with the newest links; the next page's cursor in X-Next-Cursor. */
+  /**
+   * SPEC's user data with the newest links; the next page's cursor in X-Next-Cursor, how many
+   * links there are in X-Total-Count.
+   */
   @ApiRoute(publicApi.getUser)
   async user(
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserData> {
-    const { nextCursor, ...data } = await this.users.userData(user, requestId);
+    const { nextCursor, total, ...data } = await this.users.userData(user, requestId);
     if (nextCursor) res.setHeader(NEXT_CURSOR_HEADER, nextCursor);
+    if (total !== null) res.setHeader(TOTAL_COUNT_HEADER, String(total));
     return data;
   }
 
-  /** A page of the user's links, newest first; the next page's cursor in X-Next-Cursor. */
+  /**
+   * A page of the user's links in the order asked for; the next page's cursor in
+   * X-Next-Cursor, how many links the listing holds in X-Total-Count.
+   */
   @ApiRoute(publicApi.listLinks)
   async links(
     @Input() { query }: RouteInput<typeof publicApi.listLinks>,
@@ -39,6 +47,7 @@ export class UserController {
   ): Promise<ShortLink[]> {
     const page = await this.users.linksPage(user, query, requestId);
     if (page.nextCursor) res.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
+    if (page.total !== null) res.setHeader(TOTAL_COUNT_HEADER, String(page.total));
     return page.urls;
   }
 }

@@ -1,6 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import {
   internalApi,
+  LINKS_PAGE_SIZE,
+  LINKS_QUERY_MESSAGES,
   shortLinkSchema,
   visitCountOf,
   userDataSchema,
@@ -14,11 +16,17 @@ import {
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
+import { byVisits, decodeVisitsCursor, encodeVisitsCursor } from './visits-cursor';
+
+/** The most codes one visit-counts call takes. */
+const COUNTS_PER_CALL = 1000;
 
 /** A page of the user's links with their visit counts, and where the next one starts. */
 export interface LinksPage {
   urls: ShortLink[];
   nextCursor: string | null;
+  /** How many links the listing holds in all; null when the links service did not say. */
+  total: number | null;
 }
 
 /**
@@ -43,10 +51,12 @@ export class UserService {
         urls: page.urls,
       }),
       nextCursor: page.nextCursor,
+      total: page.total,
     };
   }
 
   async linksPage(user: SessionUser, query: LinksQuery, requestId?: string): Promise<LinksPage> {
+    if (query.sort === 'visits') return this.mostVisitedPage(user, query, requestId);
     const identity = { userId: user.id };
     const listed = await callBackend(this.links, internalApi.listLinks, {
       identity,
@@ -54,27 +64,94 @@ export class UserService {
       query,
     });
     if (listed.status === 400) throw refusal(listed);
-    const { links, nextCursor } = listed.body;
+    const { links, nextCursor, total = null } = listed.body;
     const counts = await this.visitCounts(links, user.id, requestId);
     return {
       urls: links.map((link) =>
         shortLinkSchema.parse({ ...link, visitCount: visitCountOf(counts, link.urlID) }),
       ),
       nextCursor,
+      total,
     };
   }
 
-  private async visitCounts(
+  /**
+   * The most visited first: the visits are analytics' and the links the links service's, so
+   * every live code of the user is counted (a call per thousand), ordered here, and the page's
+   * links fetched by code. Keyset paging on (visits, code): a link whose count does not change
+   * meanwhile is neither repeated nor skipped.
+   */
+  private async mostVisitedPage(
+    user: SessionUser,
+    query: LinksQuery,
+    requestId?: string,
+  ): Promise<LinksPage> {
+    let after = null;
+    if (query.cursor !== undefined) {
+      after = decodeVisitsCursor(query.cursor);
+      if (!after) throw new BadRequestException({ message: LINKS_QUERY_MESSAGES.cursor });
+    }
+    const identity = { userId: user.id };
+    const listed = await callBackend(this.links, internalApi.listLinkCodes, {
+      identity,
+      requestId,
+      query: query.q === undefined ? {} : { q: query.q },
+    });
+    const { codes } = listed.body;
+    const counts = await this.countsOf(codes, user.id, requestId);
+    const ranked = codes
+      .map((code) => ({ code, visits: visitCountOf(counts, code) }))
+      .sort(byVisits)
+      .filter((entry) => after === null || byVisits(after, entry) < 0);
+    const page = ranked.slice(0, LINKS_PAGE_SIZE);
+    const found = await callBackend(this.links, internalApi.findLinks, {
+      identity,
+      requestId,
+      body: { codes: page.map((entry) => entry.code) },
+    });
+    const byCode = new Map(found.body.links.map((link) => [link.urlID, link]));
+    const last = page[page.length - 1];
+    return {
+      // A link deleted between the two calls is left out.
+      urls: page.flatMap(({ code, visits }) => {
+        const link = byCode.get(code);
+        return link ? [shortLinkSchema.parse({ ...link, visitCount: visits })] : [];
+      }),
+      nextCursor: ranked.length > LINKS_PAGE_SIZE && last ? encodeVisitsCursor(last) : null,
+      total: codes.length,
+    };
+  }
+
+  private visitCounts(
     links: InternalLink[],
     userId: string,
     requestId?: string,
   ): Promise<VisitCounts['counts']> {
-    if (links.length === 0) return {};
-    const response = await callBackend(this.analytics, internalApi.visitCounts, {
-      identity: { userId },
+    return this.countsOf(
+      links.map((link) => link.urlID),
+      userId,
       requestId,
-      body: { codes: links.map((link) => link.urlID) },
-    });
-    return response.body.counts;
+    );
+  }
+
+  /** Visits by code, in calls of at most a thousand codes. */
+  private async countsOf(
+    codes: string[],
+    userId: string,
+    requestId?: string,
+  ): Promise<VisitCounts['counts']> {
+    const counts = new Map<string, number>();
+    for (let start = 0; start < codes.length; start += COUNTS_PER_CALL) {
+      const response = await callBackend(this.analytics, internalApi.visitCounts, {
+        identity: { userId },
+        requestId,
+        body: { codes: codes.slice(start, start + COUNTS_PER_CALL) },
+      });
+      for (const code of codes.slice(start, start + COUNTS_PER_CALL)) {
+        counts.set(code, visitCountOf(response.body.counts, code));
+      }
+    }
+    // Own properties only, whatever a code is called (visitCountOf reads them so).
+    return Object.fromEntries(counts);
   }
 }

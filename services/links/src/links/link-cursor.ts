@@ -1,26 +1,36 @@
+/** The orders a user's links are listed in: newest first, or the soonest to expire first. */
+export type LinkOrder = 'newest' | 'expiring';
+
 /**
- * Where a page of a user's links ends: the last link shown, in the order pages are read
- * (newest first). The time is PostgreSQL's, in microseconds, not a JavaScript Date's
- * milliseconds: two links created within one millisecond must not share a position.
+ * Where a page of a user's links ends: the last link shown, in the order pages are read. The
+ * time (created, or expiring) is PostgreSQL's, in microseconds, not a JavaScript Date's
+ * milliseconds: two links within one millisecond must not share a position.
  */
 export interface LinkCursor {
-  createdMicros: bigint;
+  order: LinkOrder;
+  micros: bigint;
   code: string;
 }
 
 const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,120}$/;
-// Codes and aliases: letters, digits, '-' and '_' (an alias is a code like any other).
-const CURSOR_BODY = /^(\d{1,17}):([A-Za-z0-9_-]{1,64})$/;
+// Codes and aliases: letters, digits, '-' and '_' (an alias is a code like any other). A
+// newest-first cursor has no prefix, as before there were other orders.
+const CURSOR_BODY = /^(?:(e):)?(\d{1,17}):([A-Za-z0-9_-]{1,64})$/;
 
 /** Opaque to callers (base64url), so its layout can change without breaking them. */
 export function encodeLinkCursor(cursor: LinkCursor): string {
-  return Buffer.from(`${cursor.createdMicros}:${cursor.code}`).toString('base64url');
+  const prefix = cursor.order === 'expiring' ? 'e:' : '';
+  return Buffer.from(`${prefix}${cursor.micros}:${cursor.code}`).toString('base64url');
 }
 
 /** The cursor, or null when the text is not one this service made. */
 export function decodeLinkCursor(text: string): LinkCursor | null {
   if (!CURSOR_TEXT.test(text)) return null;
   const match = CURSOR_BODY.exec(Buffer.from(text, 'base64url').toString('utf8'));
-  if (!match?.[1] || !match[2]) return null;
-  return { createdMicros: BigInt(match[1]), code: match[2] };
+  if (!match?.[2] || !match[3]) return null;
+  return {
+    order: match[1] === 'e' ? 'expiring' : 'newest',
+    micros: BigInt(match[2]),
+    code: match[3],
+  };
 }

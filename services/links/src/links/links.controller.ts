@@ -12,7 +12,9 @@ import {
   MESSAGES,
   TARGET_URL_MESSAGES,
   type InternalLink,
+  type LinkCodes,
   type LinkList,
+  type LinksFound,
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
@@ -47,12 +49,32 @@ export class LinksController {
     @Input() { query }: RouteInput<typeof internalApi.listLinks>,
   ): Promise<LinkList> {
     const owner = ownerOf(caller);
+    // The most visited first is the gateway's to list (the visits are analytics'), by codes.
+    if (query.sort === 'visits') throw new BadRequestException(LINKS_QUERY_MESSAGES.sort);
+    const order = query.sort === 'expiring' ? 'expiring' : 'newest';
     let after = null;
     if (query.cursor !== undefined) {
       after = decodeLinkCursor(query.cursor);
-      if (!after) throw new BadRequestException(LINKS_QUERY_MESSAGES.cursor);
+      // A cursor continues the listing that gave it: in its own order only.
+      if (after?.order !== order) throw new BadRequestException(LINKS_QUERY_MESSAGES.cursor);
     }
-    return this.links.listOwned(owner, after, query.q);
+    return this.links.listOwned(owner, order, after, query.q);
+  }
+
+  @Route(internalApi.listLinkCodes)
+  async codes(
+    @Caller() caller: CallerIdentity,
+    @Input() { query }: RouteInput<typeof internalApi.listLinkCodes>,
+  ): Promise<LinkCodes> {
+    return { codes: await this.links.codesOwned(ownerOf(caller), query.q) };
+  }
+
+  @Route(internalApi.findLinks)
+  async find(
+    @Caller() caller: CallerIdentity,
+    @Input() { body }: RouteInput<typeof internalApi.findLinks>,
+  ): Promise<LinksFound> {
+    return { links: await this.links.findOwned(ownerOf(caller), body.codes) };
   }
 
   @Route(internalApi.getLink)

@@ -28,7 +28,7 @@ import type { CallerIdentity } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
-import { encodeLinkCursor, type LinkCursor } from './link-cursor';
+import { encodeLinkCursor, type LinkCursor, type LinkOrder } from './link-cursor';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
@@ -197,27 +197,24 @@ export class LinksService {
   }
 
   /**
-   * A page of the owner's live links, newest first, after the cursor when there is one and
-   * containing `search` (destination or code, any letter case) when it is not empty.
-   * Keyset paging: links created meanwhile sort before the cursor, so the pages after it
-   * neither repeat nor skip any. The owner's links are read in order through
-   * links_owner_created_idx; a search filters them as they come (no text index: one user's
-   * links are few enough to read, and PGlite, the embedded mode, has no pg_trgm by default).
+   * A page of the owner's live links, newest first or soonest to expire first, after the
+   * cursor when there is one and containing `search` (destination or code, any letter case)
+   * when it is not empty; with how many links the listing holds in all. Keyset paging: a link
+   * created meanwhile sorts before a newest-first cursor, and every order ends ties by code,
+   * so the pages after a cursor neither repeat nor skip any. The owner's links are read in
+   * order through links_owner_created_idx (links_owner_expires_idx for the expiring order); a
+   * search filters them as they come (no text index: one user's links are few enough to read,
+   * and PGlite, the embedded mode, has no pg_trgm by default).
    */
   async listOwned(
     ownerId: string,
     after: LinkCursor | null,
     search: string | undefined,
   ): Promise<LinkList> {
-    const values: unknown[] = [ownerId, LINKS_PAGE_SIZE + 1];
+    const values: unknown[] = [ownerId];
     const where = ['owner_id = $1', 'expires_at > now()', 'deleted_at IS NULL'];
-    if (after) {
-      values.push(after.createdMicros.toString(), after.code);
-      where.push(
-        `(created_at, code) < (timestamptz 'epoch' + $3::bigint * interval '1 microsecond', $4)`,
-      );
-    }
     if (search) {
+    order: LinkOrder,
       values.push(search);
       // Both sides lower-cased by PostgreSQL, so that they fold letters the same way.
       const needle = `lower($${values.length})`;
@@ -226,27 +223,44 @@ export class LinksService {
       );
     }
     // One row more than a page tells whether another follows.
-    const rows: (LinkRow & { created_micros: string })[] = await this.db().query(
+    const listed = this.db().query<(LinkRow & { micros: string })[]>(
       `SELECT code, original_url, created_at, expires_at,
-              (extract(epoch FROM created_at) * 1000000)::bigint AS created_micros
+              (extract(epoch FROM ${column}) * 1000000)::bigint AS micros
        FROM links.links
-       WHERE ${where.join(' AND ')}
-       ORDER BY created_at DESC, code DESC
-       LIMIT $2`,
-      values,
+       WHERE ${pageWhere.join(' AND ')}
+       ORDER BY ${column} ${direction}, code ${direction}
+       LIMIT $${values.length + 1}`,
+      pageValues,
     );
     const page = rows.slice(0, LINKS_PAGE_SIZE);
     const last = page[page.length - 1];
+    const counted = this.db().query<{ total: number }[]>(
+      `SELECT count(*)::int AS total FROM links.links WHERE ${where.join(' AND ')}`,
+      values,
+    );
+    const column = order === 'expiring' ? 'expires_at' : 'created_at';
+    const pageValues = [...values, LINKS_PAGE_SIZE + 1];
+    const pageWhere = [...where];
+    if (after) {
+      pageValues.push(after.micros.toString(), after.code);
+      const [micros, code] = [pageValues.length - 1, pageValues.length];
+      pageWhere.push(
+        `(${column}, code) ${order === 'expiring' ? '>' : '<'} ` +
+          `(timestamptz 'epoch' + $${micros}::bigint * interval '1 microsecond', $${code})`,
+      );
+    }
+    const direction = order === 'expiring' ? 'ASC' : 'DESC';
     return {
       links: page.map(toInternal),
       nextCursor:
         rows.length > LINKS_PAGE_SIZE && last
-          ? encodeLinkCursor({ createdMicros: BigInt(last.created_micros), code: last.code })
+          ? encodeLinkCursor({ order, micros: BigInt(last.micros), code: last.code })
           : null,
     };
   }
 
   async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
+    const [rows, [count]] = await Promise.all([listed, counted]);
     if (!isShortCode(code)) return null;
     const rows: LinkRow[] = await this.db().query(
       `SELECT code, original_url, created_at, expires_at FROM links.links
@@ -255,9 +269,38 @@ export class LinksService {
     );
     return rows[0] ? toInternal(rows[0]) : null;
   }
+      total: count?.total ?? 0,
 
   /**
    * A new destination, a new expiry counted from now, or both, on one of the owner's live
+  /** Every live code of the owner, containing `search` when it is not empty; in no order. */
+  async codesOwned(ownerId: string, search: string | undefined): Promise<string[]> {
+    const values: unknown[] = [ownerId];
+    let matching = '';
+    if (search) {
+      values.push(search);
+      matching = `AND (strpos(lower(original_url), lower($2)) > 0 OR strpos(lower(code), lower($2)) > 0)`;
+    }
+    const rows = await this.db().query<{ code: string }[]>(
+      `SELECT code FROM links.links
+       WHERE owner_id = $1 AND expires_at > now() AND deleted_at IS NULL ${matching}`,
+      values,
+    );
+    return rows.map((row) => row.code);
+  }
+
+  /** The owner's live links among `codes`, in no order: others' and the rest are left out. */
+  async findOwned(ownerId: string, codes: string[]): Promise<InternalLink[]> {
+    if (codes.length === 0) return [];
+    const rows = await this.db().query<LinkRow[]>(
+      `SELECT code, original_url, created_at, expires_at FROM links.links
+       WHERE owner_id = $1 AND code = ANY($2::varchar[])
+         AND expires_at > now() AND deleted_at IS NULL`,
+      [ownerId, codes],
+    );
+    return rows.map(toInternal);
+  }
+
    * links; then every redirect instance drops its copy (the cache's broadcast). Someone
    * else's, a deleted or an expired link answers null, like an unknown one.
    */
