@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import type { ButtonHTMLAttributes, ReactNode, Ref } from 'react';
 
 interface IconButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'aria-label'> {
   /** The accessible name, e.g. 'Copy short link'. */
@@ -7,6 +7,7 @@ interface IconButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 
   text?: string;
   icon: ReactNode;
   tone?: 'default' | 'danger';
+  ref?: Ref<HTMLButtonElement>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { TARGET_URL_MESSAGES } from '@shortener/contracts';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readCachedUser } from '../../../lib/storage';
 import { aLink, aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
@@ -79,6 +79,79 @@ describe('Edit on the detail page', () => {
       TARGET_URL_MESSAGES.credentials,
     );
     expect(readCachedUser()?.urls).toEqual([link]);
+  });
+});
+
+describe('Save and Escape in the edit form (issue 37)', () => {
+  const edited = { ...link, originalUrl: 'https://example.org/new' };
+
+  async function saveNewDestination(user: ReturnType<typeof userEvent.setup>) {
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    const destination = within(screen.getByRole('form', { name: 'Edit link' })).getByLabelText(
+      'Destination',
+    );
+    await user.clear(destination);
+    await user.type(destination, 'https://example.org/new');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+  }
+
+  it("says 'Saved.' politely once saved, with focus back on Edit, and clears it after a few seconds", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const user = userEvent.setup({ advanceTimers: (ms) => vi.advanceTimersByTime(ms) });
+      cacheUser();
+      mockFetch((url) =>
+        url.startsWith('/api/links/')
+          ? jsonResponse(200, edited)
+          : jsonResponse(404, { message: 'x' }),
+      );
+      renderApp('/profile/Ab3dE5g');
+      await saveNewDestination(user);
+
+      const status = await screen.findByText('Saved.');
+      expect(status.closest('[role="status"]')).not.toBeNull();
+      expect(screen.queryByRole('form', { name: 'Edit link' })).toBeNull();
+      expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Edit' }));
+
+      await vi.advanceTimersByTimeAsync(6_000);
+      expect(screen.queryByText('Saved.')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("clears 'Saved.' when the form is opened again", async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    mockFetch((url) =>
+      url.startsWith('/api/links/')
+        ? jsonResponse(200, edited)
+        : jsonResponse(404, { message: 'x' }),
+    );
+    renderApp('/profile/Ab3dE5g');
+    await saveNewDestination(user);
+    await screen.findByText('Saved.');
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    expect(screen.queryByText('Saved.')).toBeNull();
+  });
+
+  it('closes the form on Escape without saving, focus back on Edit', async () => {
+    const user = userEvent.setup();
+    cacheUser();
+    const fetchMock = mockFetch(() => jsonResponse(404, { message: 'x' }));
+    renderApp('/profile/Ab3dE5g');
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    const destination = within(screen.getByRole('form', { name: 'Edit link' })).getByLabelText(
+      'Destination',
+    );
+    await user.clear(destination);
+    await user.type(destination, 'https://example.org/new{Escape}');
+
+    expect(screen.queryByRole('form', { name: 'Edit link' })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Edit' }));
+    expect(calls(fetchMock).filter((call) => call.startsWith('PATCH'))).toEqual([]);
+    expect(screen.queryByText('Saved.')).toBeNull();
+    expect(screen.getByRole('link', { name: /example\.com\/old/ })).toBeTruthy();
   });
 });
 

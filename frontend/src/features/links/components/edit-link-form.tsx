@@ -15,9 +15,16 @@ import './edit-link-form.css';
 
 /**
  * Edit (issue 28): a new destination, a new expiry counted from today, or both; the code, its
- * visits and its stats stay. A refusal is shown beside Save.
+ * visits and its stats stay. A refusal is shown beside Save. `onDone` closes the form, told
+ * whether a change was saved; Escape closes it as Cancel does.
  */
-export function EditLinkForm({ link, onDone }: { link: ShortLink; onDone: () => void }) {
+export function EditLinkForm({
+  link,
+  onDone,
+}: {
+  link: ShortLink;
+  onDone: (saved: boolean) => void;
+}) {
   const { putLink, signOut } = useSession();
   const [url, setUrl] = useState(link.originalUrl);
   const [days, setDays] = useState<ExpiryDays | null>(null);
@@ -40,7 +47,7 @@ export function EditLinkForm({ link, onDone }: { link: ShortLink; onDone: () => 
       ...(days === null ? {} : { days }),
     };
     if (change.url === undefined && change.days === undefined) {
-      onDone();
+      onDone(false);
       return;
     }
     inFlight.current = true;
@@ -51,7 +58,7 @@ export function EditLinkForm({ link, onDone }: { link: ShortLink; onDone: () => 
     setBusy(false);
     if (result.ok) {
       putLink(result.data);
-      onDone();
+      onDone(true);
       return;
     }
     if (result.signedOut) signOut();
@@ -63,6 +70,13 @@ export function EditLinkForm({ link, onDone }: { link: ShortLink; onDone: () => 
       className="edit-link"
       aria-label="Edit link"
       onSubmit={(event) => void onSubmit(event)}
+      onKeyDown={(event) => {
+        // A save on its way is let finish: its answer is what the page then shows.
+        if (event.key === 'Escape' && !busy) {
+          event.preventDefault();
+          onDone(false);
+        }
+      }}
       noValidate
     >
       <label htmlFor={urlId} className="edit-link__label">
@@ -118,7 +132,7 @@ export function EditLinkForm({ link, onDone }: { link: ShortLink; onDone: () => 
             {error}
           </p>
         )}
-        <button type="button" className="button button--secondary" onClick={onDone}>
+        <button type="button" className="button button--secondary" onClick={() => onDone(false)}>
           Cancel
         </button>
         <button

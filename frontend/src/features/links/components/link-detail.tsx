@@ -1,5 +1,5 @@
 import type { ShortLink } from '@shortener/contracts/web';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { ErrorMessage } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
@@ -21,6 +21,9 @@ import { EditLinkForm } from './edit-link-form';
 import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-detail.css';
 
+/** How long 'Saved.' stays after an edit was saved. */
+const SAVED_SHOWN_MS = 4_000;
+
 /** Detail (SPEC section 2): one link, its short form and its numbers. Visitors sit below it. */
 export function LinkDetail({ link }: { link: ShortLink }) {
   const navigate = useNavigate();
@@ -28,11 +31,27 @@ export function LinkDetail({ link }: { link: ShortLink }) {
   const now = useNow();
   const [copied, setCopied] = useState(false);
   const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
   const shortLink = shortLinkFor(link.urlID);
   const { origin, pathname: path } = new URL(shortLink);
   // Where the short link really goes, not the text as it was typed.
   const shown = displayUrl(link.originalUrl);
   const { base, query } = splitQuery(shown.text);
+
+  // 'Saved.' is said once, then goes: it would read as stale beside a later change.
+  useEffect(() => {
+    if (!saved) return;
+    const timer = window.setTimeout(() => setSaved(false), SAVED_SHOWN_MS);
+    return () => window.clearTimeout(timer);
+  }, [saved]);
+
+  function onEditDone(done: boolean) {
+    setEditing(false);
+    setSaved(done);
+    // The form is gone: the keyboard goes on from the button that opened it.
+    editButton.current?.focus();
+  }
 
   async function onDelete() {
     if (await remove(link.urlID)) await navigate('/profile');
@@ -113,11 +132,19 @@ export function LinkDetail({ link }: { link: ShortLink }) {
 
         {/* Last, at the foot of the card: never the first control a thumb meets beside Back. */}
         <div className="detail__actions">
+          {/* Announced politely, where the eye is once the form closes. */}
+          <p className="detail__saved" role="status">
+            {saved ? 'Saved.' : ''}
+          </p>
           <IconButton
+            ref={editButton}
             label="Edit"
             icon={<PencilIcon />}
             aria-expanded={editing}
-            onClick={() => setEditing((open) => !open)}
+            onClick={() => {
+              setSaved(false);
+              setEditing((open) => !open);
+            }}
           />
           <IconButton
             label="Delete"
@@ -129,7 +156,7 @@ export function LinkDetail({ link }: { link: ShortLink }) {
           {/* Beside the button that failed, not at the top of the page, out of a phone's sight. */}
           {error && <ErrorMessage>{error}</ErrorMessage>}
         </div>
-        {editing && <EditLinkForm link={link} onDone={() => setEditing(false)} />}
+        {editing && <EditLinkForm link={link} onDone={onEditDone} />}
       </article>
     </>
   );
