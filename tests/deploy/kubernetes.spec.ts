@@ -16,6 +16,7 @@ import {
   quantity,
   render,
   renderWithComponent,
+  renderWithComponentInside,
   schemaProblems,
   selects,
   topicPartitions,
@@ -25,6 +26,7 @@ import {
   type PodSpec,
 } from './support/kubernetes';
 import {
+  configDefault,
   configVariables,
   isService,
   MIGRATING_SERVICES,
@@ -74,11 +76,188 @@ function containerPort(container: Container, port: number | string): number | un
 const OPS_PORT_NAME = 'ops';
 
 /**
- * How long ingress-nginx keeps an idle connection to a pod (its controller ConfigMap's
- * upstream-keepalive-timeout, 60 s unless the cluster changed it; no Ingress annotation sets
- * it). A service closing sooner races the controller's next request on that connection.
+ * How long the edge keeps an idle connection to a pod: ingress-nginx's upstream-keepalive-timeout
+ * (60 s unless the cluster changed it; no Ingress annotation sets it), and what the guide asks
+ * of a Gateway's proxies. A service closing sooner races the edge's next request on that
+ * connection.
  */
-const INGRESS_NGINX_UPSTREAM_IDLE_MS = 60_000;
+const EDGE_UPSTREAM_IDLE_MS = 60_000;
+
+/** The component that puts an Ingress for ingress-nginx in place of the HTTPRoute. */
+const INGRESS_COMPONENT = 'k8s/components/ingress-nginx';
+
+/** The Gateway the HTTPRoute attaches to, which the cluster's operator provides. */
+const GATEWAY = { name: 'public', namespace: 'gateway-system' };
+
+/** ingress-nginx's controller defaults (its ConfigMap documentation) the Ingress ran with. */
+const INGRESS_NGINX_DEFAULTS = {
+  'nginx.ingress.kubernetes.io/proxy-connect-timeout': '5',
+  'nginx.ingress.kubernetes.io/proxy-read-timeout': '60',
+  'nginx.ingress.kubernetes.io/proxy-send-timeout': '60',
+  'nginx.ingress.kubernetes.io/proxy-body-size': '1m',
+};
+/** The header ingress-nginx adds to every answer over TLS (hsts, hsts-max-age, hsts-include-subdomains). */
+const INGRESS_NGINX_HSTS = 'max-age=15724800; includeSubDomains';
+
+/** An HTTPRoute (gateway.networking.k8s.io/v1), the fields these tests read. */
+interface HTTPRouteRule {
+  matches?: { path?: { type: string; value: string } }[];
+  backendRefs?: { name: string; port?: number }[];
+  filters?: {
+    type: string;
+    responseHeaderModifier?: { set?: { name: string; value: string }[] };
+  }[];
+  timeouts?: { request?: string; backendRequest?: string };
+}
+type HTTPRoute = Manifest & {
+  spec: {
+    parentRefs?: Record<string, string>[];
+    hostnames?: string[];
+    rules?: HTTPRouteRule[];
+  };
+};
+
+/** Where the edge sends one path: its match, and the Service and port it names. */
+interface EdgeRoute {
+  path: string;
+  service: string;
+  port: { name?: string; number?: number };
+}
+
+/**
+ * The public routes of the HTTPRoutes and Ingresses among the objects, a path prefix being
+ * "prefix <path>" in both (Gateway API's PathPrefix and the Ingress's Prefix match alike:
+ * whole path segments).
+ */
+function edgeRoutes(objects: readonly Manifest[]): EdgeRoute[] {
+  const routes: EdgeRoute[] = [];
+  const pathOf = (type: string, value: string) =>
+    `${type === 'PathPrefix' || type === 'Prefix' ? 'prefix' : type} ${value}`;
+  for (const route of ofKind<HTTPRoute>(objects, 'HTTPRoute')) {
+    for (const rule of route.spec.rules ?? []) {
+      for (const match of rule.matches ?? []) {
+        for (const backend of rule.backendRefs ?? []) {
+          routes.push({
+            path: pathOf(match.path?.type ?? '', match.path?.value ?? ''),
+            service: backend.name,
+            port: { number: backend.port },
+          });
+        }
+      }
+    }
+  }
+  for (const ingress of ofKind<IIngress>(objects, 'Ingress')) {
+    for (const rule of ingress.spec?.rules ?? []) {
+      for (const route of rule.http?.paths ?? []) {
+        const backend = route.backend.service!;
+        routes.push({
+          path: pathOf(route.pathType, route.path ?? ''),
+          service: backend.name,
+          port: { name: backend.port?.name, number: backend.port?.number },
+        });
+      }
+    }
+  }
+  return routes;
+}
+
+const podSpecOf = (deployment: Manifest & IDeployment): PodSpec => deployment.spec!.template.spec!;
+
+/**
+ * Where a route of the edge leads, as "<Deployment>:<container port>": its Service, the
+ * Deployment that Service selects and the container port its targetPort names; undefined
+ * (and a problem) where it leads nowhere.
+ */
+function routeTarget(
+  objects: readonly Manifest[],
+  route: EdgeRoute,
+  problems: string[],
+): string | undefined {
+  const where = `${route.path} -> ${route.service}`;
+  const service = ofKind<IService>(objects, 'Service').find(
+    (candidate) => candidate.metadata.name === route.service,
+  );
+  const port = service?.spec?.ports?.find(
+    (candidate) =>
+      (route.port.name !== undefined && candidate.name === route.port.name) ||
+      (route.port.number !== undefined && candidate.port === route.port.number),
+  );
+  if (!port) {
+    problems.push(`${where}: Service ${route.service} has no port ${JSON.stringify(route.port)}`);
+    return undefined;
+  }
+  const selected = ofKind<IDeployment>(objects, 'Deployment').filter((deployment) =>
+    selects(
+      { matchLabels: service?.spec?.selector ?? {} },
+      deployment.spec!.template.metadata?.labels,
+    ),
+  );
+  if (selected.map((deployment) => deployment.metadata.name).join() !== route.service) {
+    problems.push(`${where}: Service ${route.service} does not select its Deployment alone`);
+    return undefined;
+  }
+  const target = port.targetPort ?? port.port;
+  const containerPort = (podSpecOf(selected[0]!).containers[0]!.ports ?? []).find((candidate) =>
+    typeof target === 'number' ? candidate.containerPort === target : candidate.name === target,
+  )?.containerPort;
+  if (containerPort === undefined) {
+    problems.push(`${where}: no container port ${target}`);
+    return undefined;
+  }
+  return `${route.service}:${containerPort}`;
+}
+
+/** Where all the edge's routes lead (routeTarget), each once. */
+function routedTo(objects: readonly Manifest[], problems: string[]): string[] {
+  const targets = edgeRoutes(objects).map((route) => routeTarget(objects, route, problems));
+  return [...new Set(targets.filter((target) => target !== undefined))].sort();
+}
+
+/**
+ * What pods in the namespace of this name may connect to, as "<Deployment>:<container port>",
+ * by the NetworkPolicies: rules letting in that namespace (a namespace selector by name, no pod
+ * selector) or anyone.
+ */
+function reachableFrom(objects: readonly Manifest[], namespace: string): string[] {
+  const reached: string[] = [];
+  const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
+  for (const deployment of ofKind<IDeployment>(objects, 'Deployment')) {
+    const labels = deployment.spec!.template.metadata?.labels ?? {};
+    const container = podSpecOf(deployment).containers[0]!;
+    for (const { name, containerPort } of container.ports ?? []) {
+      const allowed = policies.some(({ spec }) => {
+        const types = spec!.policyTypes ?? ['Ingress'];
+        if (!types.includes('Ingress') || !selects(spec!.podSelector, labels)) return false;
+        return (spec!.ingress ?? []).some(
+          (rule) =>
+            (rule.ports === undefined ||
+              rule.ports.some(
+                ({ port }) => port === undefined || port === containerPort || port === name,
+              )) &&
+            (rule.from === undefined ||
+              rule.from.length === 0 ||
+              rule.from.some(
+                (peer) =>
+                  peer.podSelector === undefined &&
+                  peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ===
+                    namespace,
+              )),
+        );
+      });
+      if (allowed) reached.push(`${deployment.metadata.name}:${containerPort}`);
+    }
+  }
+  return reached.sort();
+}
+
+/** The host of the overlay's PUBLIC_ORIGIN (its ConfigMap). */
+function publicOrigin(objects: readonly Manifest[]): URL {
+  const origins = ofKind<IConfigMap>(objects, 'ConfigMap').map(
+    (configMap) => configMap.data?.['PUBLIC_ORIGIN'],
+  );
+  expect(origins).toHaveLength(1);
+  return new URL(origins[0]!);
+}
 
 /** The ports of the servers a service may use (services/services.json "servers"). */
 const DATASTORE_PORTS = { postgres: 5432, redis: 6379, kafka: 9092 };
@@ -425,55 +604,112 @@ describe.each(overlays())('the %s overlay', (overlay) => {
     expect(problems).toEqual([]);
   });
 
-  it('routes /r/ straight to redirect, the API and sign-in to the gateway, the rest to the web app', () => {
-    const ingresses = ofKind<IIngress>(objects, 'Ingress');
-    expect(ingresses).toHaveLength(1);
+  /** The overlay's one HTTPRoute. */
+  const httpRoute = (): HTTPRoute => {
+    const routes = ofKind<Pick<HTTPRoute, 'spec'>>(objects, 'HTTPRoute');
+    expect(routes.map(describeObject)).toEqual(['HTTPRoute/shortener']);
+    return routes[0]!;
+  };
+
+  /** A Service's port of this name, by number. */
+  const servicePort = (name: string, port: string) =>
+    find<IService>('Service', name)?.spec?.ports?.find((candidate) => candidate.name === port)
+      ?.port;
+
+  it('routes /r/ straight to redirect, the API and sign-in to the gateway, the rest to the web app, by an HTTPRoute', () => {
+    httpRoute();
+    // The Ingress is an option (k8s/components/ingress-nginx), not the default.
+    expect(ofKind(objects, 'Ingress')).toEqual([]);
     const problems: string[] = [];
-    const routes: Record<string, string> = {};
-    for (const rule of ingresses[0]!.spec?.rules ?? []) {
-      for (const route of rule.http?.paths ?? []) {
-        const backend = route.backend.service!;
-        const service = find<IService>('Service', backend.name);
-        const port = service?.spec?.ports?.find(
-          (candidate) =>
-            candidate.name === backend.port?.name || candidate.port === backend.port?.number,
-        );
-        if (!port) problems.push(`${route.path}: Service ${backend.name} has no such port`);
-        const selected = selectedDeployments({ matchLabels: service?.spec?.selector ?? {} });
-        if (selected.map((deployment) => deployment.metadata.name).join() !== backend.name) {
-          problems.push(`${route.path}: Service ${backend.name} does not select its Deployment`);
-        }
-        routes[`${route.pathType} ${route.path}`] = backend.name;
-      }
-    }
+    routedTo(objects, problems);
     expect(problems).toEqual([]);
+    const routes = Object.fromEntries(
+      edgeRoutes(objects).map((route) => [route.path, `${route.service}:${route.port.number}`]),
+    );
+    const at = (name: string) => `${name}:${servicePort(name, 'http')}`;
     expect(routes).toEqual({
-      'Prefix /r/': 'redirect',
-      'Prefix /api': 'gateway',
-      'Prefix /login': 'gateway',
-      'Prefix /auth': 'gateway',
-      'Prefix /logout': 'gateway',
-      'Prefix /': 'frontend',
+      'prefix /r/': at('redirect'),
+      'prefix /api': at('gateway'),
+      'prefix /login': at('gateway'),
+      'prefix /auth': at('gateway'),
+      'prefix /logout': at('gateway'),
+      'prefix /': at('frontend'),
     });
   });
 
-  it('keeps idle connections open longer than the Ingress controller does, so that it closes them first', () => {
-    const ingress = ofKind<IIngress>(objects, 'Ingress')[0]!;
-    expect(ingress.spec?.ingressClassName).toBe('nginx');
-    const behindIngress = new Set(
-      (ingress.spec?.rules ?? []).flatMap((rule) =>
-        (rule.http?.paths ?? []).map((route) => route.backend.service!.name),
+  it('attaches the HTTPRoute to the operator’s Gateway, for the host PUBLIC_ORIGIN names (HTTPS only where it is https)', () => {
+    const route = httpRoute();
+    const origin = publicOrigin(objects);
+    expect(route.spec.hostnames).toEqual([origin.hostname]);
+    expect(route.spec.parentRefs).toEqual([
+      {
+        group: 'gateway.networking.k8s.io',
+        kind: 'Gateway',
+        ...GATEWAY,
+        // Plain HTTP is the Gateway's to redirect, never served (the guide's listener names).
+        ...(origin.protocol === 'https:' ? { sectionName: 'https' } : {}),
+      },
+    ]);
+  });
+
+  it('gives each route the timeout the Ingress had, but for /api, whose live streams it never cut', () => {
+    // The Ingress's: the time allowed between two reads of an answer, for which Gateway API
+    // has no field; its bound on a whole answer is as close as it gets. A live stream's
+    // heartbeat came well within it, so the Ingress never ended one: /api has no deadline.
+    const ingress = ofKind<IIngress>(
+      renderWithComponentInside(overlay, INGRESS_COMPONENT),
+      'Ingress',
+    )[0]!;
+    const readSeconds = Number(
+      ingress.metadata?.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout'],
+    );
+    expect(readSeconds).toBeGreaterThan(0);
+    const heartbeatMs = Number(
+      serviceEnvironment('gateway', []).get('LIVE_HEARTBEAT_MS') ??
+        configDefault('gateway', 'LIVE_HEARTBEAT_MS'),
+    );
+    expect(heartbeatMs).toBeLessThan(readSeconds * 1000);
+    const timeouts = Object.fromEntries(
+      (httpRoute().spec.rules ?? []).flatMap((rule) =>
+        (rule.matches ?? []).map((match) => [match.path?.value ?? '', rule.timeouts] as const),
       ),
     );
+    const ingressBound = { request: `${readSeconds}s`, backendRequest: `${readSeconds}s` };
+    expect(timeouts).toEqual({
+      '/r/': ingressBound,
+      '/api': { request: '0s', backendRequest: '0s' },
+      '/login': ingressBound,
+      '/auth': ingressBound,
+      '/logout': ingressBound,
+      '/': ingressBound,
+    });
+  });
+
+  it('sends HSTS with every answer over HTTPS, as ingress-nginx did, and none over plain HTTP', () => {
+    const https = publicOrigin(objects).protocol === 'https:';
+    const hsts = (httpRoute().spec.rules ?? []).map((rule) =>
+      (rule.filters ?? [])
+        .filter((filter) => filter.type === 'ResponseHeaderModifier')
+        .flatMap((filter) => filter.responseHeaderModifier?.set ?? [])
+        .filter((header) => header.name.toLowerCase() === 'strict-transport-security')
+        .map((header) => header.value)
+        .join(),
+    );
+    expect(hsts.length).toBeGreaterThan(0);
+    expect(new Set(hsts)).toEqual(new Set([https ? INGRESS_NGINX_HSTS : '']));
+  });
+
+  it('keeps idle connections open longer than the edge does, so that it closes them first', () => {
+    const behindEdge = new Set(edgeRoutes(objects).map((route) => route.service));
     const problems: string[] = [];
-    for (const name of SERVICES.filter((service) => behindIngress.has(service))) {
+    for (const name of SERVICES.filter((service) => behindEdge.has(service))) {
       const environment = serviceEnvironment(name, problems);
       const idleMs = Number(environment.get('KEEP_ALIVE_TIMEOUT_MS') ?? 5000);
-      if (!(idleMs > INGRESS_NGINX_UPSTREAM_IDLE_MS)) {
+      if (!(idleMs > EDGE_UPSTREAM_IDLE_MS)) {
         problems.push(`${name}: KEEP_ALIVE_TIMEOUT_MS=${environment.get('KEEP_ALIVE_TIMEOUT_MS')}`);
       }
     }
-    expect([...behindIngress].sort()).toEqual(['frontend', 'gateway', 'redirect']);
+    expect([...behindEdge].sort()).toEqual(['frontend', 'gateway', 'redirect']);
     expect(problems).toEqual([]);
   });
 
@@ -579,16 +815,26 @@ describe.each(overlays())('the %s overlay', (overlay) => {
       },
     );
 
-    it('let the Ingress controller reach only the gateway, the web app and redirect', () => {
+    it('let the edge reach only the gateway, the web app and redirect', () => {
       const reachable = deployments
         .map((deployment) => deployment.metadata.name)
         .filter((name) =>
           allowedSources(name).some((source) => ['outside', 'anyone'].includes(source)),
         );
       expect(reachable.sort()).toEqual(['frontend', 'gateway', 'redirect']);
-      // The gateway forwards /r/ too, where no Ingress sends it straight there.
+      // The gateway forwards /r/ too, where no edge sends it straight there.
       expect(allowedSources('redirect')).toEqual(['gateway', 'outside']);
       expect(mayConnect('gateway', 'redirect')).toBe(true);
+    });
+
+    it('let the Gateway’s namespace reach exactly what the HTTPRoute sends to, on those ports', () => {
+      const problems: string[] = [];
+      const routed = routedTo(objects, problems);
+      expect(problems).toEqual([]);
+      expect(routed.length).toBeGreaterThan(0);
+      expect(reachableFrom(objects, GATEWAY.namespace)).toEqual(routed);
+      // Nothing is left open to the retired controller's namespace.
+      expect(reachableFrom(objects, 'ingress-nginx')).toEqual([]);
     });
 
     it('let only the monitoring namespace reach each service’s ops port', () => {
@@ -1211,3 +1457,70 @@ describe('k8s/components/external-secrets: the Secret kept from a secret manager
     expect([...mounted]).toEqual([external.spec.target.name]);
   });
 });
+
+describe.each(overlays())(
+  'the %s overlay with k8s/components/ingress-nginx: an Ingress instead of the HTTPRoute',
+  (overlay) => {
+    let objects: Manifest[];
+    let gatewayApi: Manifest[];
+    beforeAll(() => {
+      objects = renderWithComponentInside(overlay, INGRESS_COMPONENT);
+      gatewayApi = render(overlay);
+    });
+    const ingress = () => ofKind<IIngress>(objects, 'Ingress')[0]!;
+
+    it('renders valid objects, the Ingress for ingress-nginx and no HTTPRoute', () => {
+      expect(objects.flatMap(schemaProblems)).toEqual([]);
+      expect(ofKind(objects, 'HTTPRoute')).toEqual([]);
+      expect(ofKind(objects, 'Ingress').map(describeObject)).toEqual(['Ingress/shortener']);
+      expect(ingress().spec?.ingressClassName).toBe('nginx');
+      // Nothing else changes but the policy letting the edge in.
+      const others = (list: Manifest[]) =>
+        list
+          .filter((object) => !['Ingress', 'HTTPRoute'].includes(object.kind))
+          .filter((object) => object.metadata.name !== 'allow-edge')
+          .map((object) => JSON.stringify(object));
+      expect(others(objects)).toEqual(others(gatewayApi));
+    });
+
+    it('routes as the HTTPRoute does, for the same host', () => {
+      const byPath = (list: Manifest[]) => {
+        const problems: string[] = [];
+        const routes = edgeRoutes(list).map(
+          (route) => [route.path, routeTarget(list, route, problems)] as const,
+        );
+        expect(problems).toEqual([]);
+        return Object.fromEntries(routes);
+      };
+      expect(byPath(objects)).toEqual(byPath(gatewayApi));
+      const origin = publicOrigin(objects);
+      expect(ingress().spec?.rules?.map((rule) => rule.host)).toEqual([origin.hostname]);
+      if (origin.protocol === 'https:') {
+        expect(ingress().spec?.tls).toEqual([
+          { hosts: [origin.hostname], secretName: 'shortener-tls' },
+        ]);
+        expect(ingress().metadata?.annotations?.['cert-manager.io/cluster-issuer']).toBeDefined();
+      } else {
+        expect(ingress().spec?.tls).toBeUndefined();
+      }
+    });
+
+    it('writes out the timeouts and body size it ran with, ingress-nginx’s defaults', () => {
+      const annotations = Object.fromEntries(
+        Object.entries(ingress().metadata?.annotations ?? {}).filter(([name]) =>
+          name.startsWith('nginx.ingress.kubernetes.io/'),
+        ),
+      );
+      expect(annotations).toEqual(INGRESS_NGINX_DEFAULTS);
+    });
+
+    it('lets the controller’s namespace (ingress-nginx) reach exactly what the Ingress sends to', () => {
+      const problems: string[] = [];
+      const routed = routedTo(objects, problems);
+      expect(problems).toEqual([]);
+      expect(routed.length).toBeGreaterThan(0);
+      expect(reachableFrom(objects, 'ingress-nginx')).toEqual(routed);
+      expect(reachableFrom(objects, GATEWAY.namespace)).toEqual([]);
+    });
+  },
+);

@@ -22,6 +22,80 @@ export interface Manifest {
   [field: string]: unknown;
 }
 
+/** A Gateway API Duration (GEP-2257), as the HTTPRoute CRD's pattern has it. */
+const GATEWAY_DURATION = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
+
+/**
+ * The fields of a Gateway API v1 HTTPRoute that the overlays may use, by where they sit
+ * (sigs.k8s.io/gateway-api apis/v1/httproute_types.go and shared_types.go). The CRD's own
+ * schema accepts fields it does not know and drops them in silence, so a field spelt wrong
+ * would leave a route without its timeout: anything not listed here is a problem.
+ */
+const HTTP_ROUTE_FIELDS: Record<string, readonly string[]> = {
+  spec: ['parentRefs', 'hostnames', 'rules'],
+  'spec.parentRefs': ['group', 'kind', 'namespace', 'name', 'sectionName', 'port'],
+  'spec.rules': ['name', 'matches', 'filters', 'backendRefs', 'timeouts'],
+  'spec.rules.matches': ['path', 'headers', 'queryParams', 'method'],
+  'spec.rules.matches.path': ['type', 'value'],
+  'spec.rules.backendRefs': ['group', 'kind', 'name', 'namespace', 'port', 'weight', 'filters'],
+  'spec.rules.filters': ['type', 'requestHeaderModifier', 'responseHeaderModifier'],
+  'spec.rules.filters.responseHeaderModifier': ['set', 'add', 'remove'],
+  'spec.rules.filters.requestHeaderModifier': ['set', 'add', 'remove'],
+  'spec.rules.timeouts': ['request', 'backendRequest'],
+};
+
+/** Gateway API v1 HTTPRoute, checked field by field (no model of it in kubernetes-models). */
+class HTTPRoute {
+  constructor(private readonly data: Manifest & { spec?: unknown }) {}
+
+  validate(): void {
+    const problems: string[] = [];
+    const walk = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) {
+        for (const item of value) walk(item, where);
+        return;
+      }
+      const allowed = HTTP_ROUTE_FIELDS[where];
+      if (allowed === undefined || typeof value !== 'object' || value === null) return;
+      for (const [key, field] of Object.entries(value)) {
+        if (!allowed.includes(key)) problems.push(`${where}.${key} is not an HTTPRoute field`);
+        else walk(field, `${where}.${key}`);
+      }
+    };
+    walk(this.data.spec, 'spec');
+    const spec = (this.data.spec ?? {}) as {
+      parentRefs?: { name?: string }[];
+      rules?: {
+        matches?: { path?: { type?: string; value?: string } }[];
+        backendRefs?: { name?: string; port?: unknown }[];
+        timeouts?: Record<string, unknown>;
+      }[];
+    };
+    if (!spec.parentRefs?.every((parent) => typeof parent.name === 'string')) {
+      problems.push('spec.parentRefs: each needs a name');
+    }
+    for (const rule of spec.rules ?? []) {
+      for (const { path } of rule.matches ?? []) {
+        if (path && !['Exact', 'PathPrefix', 'RegularExpression'].includes(path.type ?? '')) {
+          problems.push(`path type ${path.type}`);
+        }
+        if (path && !path.value?.startsWith('/')) problems.push(`path ${path.value}`);
+      }
+      for (const backend of rule.backendRefs ?? []) {
+        // A Service's port by number: Gateway API has no port names.
+        if (!Number.isInteger(backend.port))
+          problems.push(`${backend.name}: port ${String(backend.port)}`);
+      }
+      for (const [name, value] of Object.entries(rule.timeouts ?? {})) {
+        if (typeof value !== 'string' || !GATEWAY_DURATION.test(value)) {
+          problems.push(`timeouts.${name}: ${String(value)} is not a Gateway API Duration`);
+        }
+      }
+    }
+    if (problems.length > 0) throw new Error(problems.join('; '));
+  }
+}
+
 /** The model class of each kind the overlays may render; a new kind must be added here. */
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Namespace': Namespace,
@@ -35,6 +109,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/Ingress': Ingress,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'gateway.networking.k8s.io/v1/HTTPRoute': HTTPRoute,
 };
 
 export const OVERLAYS_DIR = path.join(REPO_ROOT, 'k8s/overlays');
@@ -66,6 +141,39 @@ export function renderWithComponent(overlay: string, component: string): Manifes
         `resources: [${from(path.join('k8s', 'overlays', overlay))}]`,
         `components: [${from(component)}]`,
       ].join('\n'),
+    );
+    return renderFolder(path.relative(REPO_ROOT, folder));
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An overlay with a component added inside it (`components:` in its own kustomization), as its
+ * documentation tells an operator to add one: the overlay's own patches then apply to what the
+ * component adds. Rendered from a copy of the overlay's folder.
+ */
+export function renderWithComponentInside(overlay: string, component: string): Manifest[] {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'overlay-'));
+  try {
+    const source = path.join(OVERLAYS_DIR, overlay);
+    fs.cpSync(source, folder, { recursive: true });
+    // Paths to the rest of k8s/ as seen from the copy.
+    const fromCopy = (target: string) =>
+      path.relative(folder, path.resolve(source, target)).split(path.sep).join('/');
+    const file = path.join(folder, 'kustomization.yaml');
+    const kustomization = fs
+      .readFileSync(file, 'utf8')
+      .replace(
+        /^(\s+- )(\.\.\/\S+)$/gm,
+        (_line, item: string, target: string) => item + fromCopy(target),
+      );
+    if (/^components:/m.test(kustomization)) {
+      throw new Error(`k8s/overlays/${overlay} has components already: add ${component} there`);
+    }
+    fs.writeFileSync(
+      file,
+      `${kustomization}\ncomponents:\n  - ${fromCopy(path.join(REPO_ROOT, component))}\n`,
     );
     return renderFolder(path.relative(REPO_ROOT, folder));
   } finally {
