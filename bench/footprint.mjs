@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { InternalClient } from '../packages/chassis/dist/index.js';
-import { encodeLink, linkCacheKey, linkKey } from '../packages/link-cache/dist/index.js';
+import { encodeLink, LEASE_MS, linkCacheKey, linkKey } from '../packages/link-cache/dist/index.js';
 import { freePort, startStack, waitFor } from '../packages/testkit/dist/index.js';
 import { paths } from '../infra/lib/paths.mjs';
 import { createLink, whenReady } from './stack.mjs';
@@ -81,7 +81,8 @@ async function redisPerMillionLinks() {
         const code = randomCode();
         const expiresAt = now + 86_400_000 * (1 + (i % 365));
         const url = `https://example.com/${randomBytes(pathLength).toString('base64url').slice(0, pathLength)}`;
-        batch.set(linkKey(code), encodeLink(key, code, { url, expiresAt }), 'PXAT', expiresAt);
+        const entry = encodeLink(key, code, { url, expiresAt, version: now }, now + LEASE_MS);
+        batch.set(linkKey(code), entry, 'PXAT', expiresAt);
       }
       await batch.exec();
     }

@@ -54,6 +54,8 @@ export type LinkList = z.infer<typeof linkListSchema>;
 export const resolvedLinkSchema = z.object({
   url: z.string(),
   expiresAt: z.number(),
+  /** Raised by every change of the link; the previous release did not send it. */
+  version: z.number().int().nonnegative().optional(),
 });
 export type ResolvedLink = z.infer<typeof resolvedLinkSchema>;
 
@@ -71,8 +73,6 @@ export const codesRequestSchema = z.object({
 });
 export type CodesRequest = z.infer<typeof codesRequestSchema>;
 
-const isCount = (value: unknown): boolean =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 /** Every live code of a user (those matching a search when one is given), in no order. */
 export const linkCodesSchema = z.object({ codes: z.array(z.string()) });
 export type LinkCodes = z.infer<typeof linkCodesSchema>;
@@ -81,6 +81,8 @@ export type LinkCodes = z.infer<typeof linkCodesSchema>;
 export const linksFoundSchema = z.object({ links: z.array(internalLinkSchema) });
 export type LinksFound = z.infer<typeof linksFoundSchema>;
 
+const isCount = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 export const visitCountsSchema = z.object({
   // Visits by code, every own key kept: z.record drops a `__proto__` key, and a code may be

@@ -1,13 +1,22 @@
 import { createHmac } from 'node:crypto';
 import {
   decodeLink,
-  encodeGone,
-  encodeLink,
+  decodeVersioned,
+  decodeVersionNotice,
+  encodeGone as encodeGoneAt,
+  encodeLink as encodeLinkAt,
+  encodeVersionNotice,
   GONE,
   linkCacheKey,
   redirectTarget,
   RefusedEntry,
+  type CachedLink,
 } from './link-cache';
+
+const LEASE = 1_900_000_000_000;
+const encodeLink = (k: Buffer, code: string, link: CachedLink): string =>
+  encodeLinkAt(k, code, { version: 7, ...link }, LEASE);
+const encodeGone = (k: Buffer, code: string): string => encodeGoneAt(k, code, 8, LEASE);
 
 const key = linkCacheKey('a-secret-of-enough-length');
 const CODE = 'abc1234';
@@ -22,7 +31,37 @@ const swappedBody = (body: string): string =>
 describe('link cache values', () => {
   it('round-trips a link, keeping every character of the URL', () => {
     const link = { url: 'https://example.com/a|b?q=1&r=ü#frag', expiresAt: 1_800_000_000_000 };
-    expect(decodeLink(key, CODE, encodeLink(key, CODE, link))).toEqual(link);
+    expect(decodeLink(key, CODE, encodeLink(key, CODE, link))).toEqual({ ...link, version: 7 });
+  });
+
+  it('carries the version and the lease of a link and of a gone marker', () => {
+    const link = { url: 'https://example.com/a', expiresAt: 1_800_000_000_000, version: 12 };
+    expect(decodeVersioned(key, CODE, encodeLinkAt(key, CODE, link, LEASE))).toEqual({
+      entry: link,
+      version: 12,
+      leaseUntil: LEASE,
+    });
+    expect(decodeVersioned(key, CODE, encodeGoneAt(key, CODE, 13, LEASE))).toEqual({
+      entry: GONE,
+      version: 13,
+      leaseUntil: LEASE,
+    });
+  });
+
+  it('reads an entry of the first signed form, without a version, as unknown', () => {
+    expect(decodeLink(key, CODE, signedBody('1800000000000|https://example.com/a'))).toBeNull();
+    expect(decodeLink(key, CODE, signedBody('!'))).toBeNull();
+  });
+
+  it('signs the version notices of the broadcast for their code', () => {
+    const notice = encodeVersionNotice(key, CODE, 1_795_000_000_123);
+    expect(decodeVersionNotice([key], notice)).toEqual({ code: CODE, version: 1_795_000_000_123 });
+    expect(decodeVersionNotice([key], notice.replace(CODE, 'zzz9999'))).toBeNull();
+    expect(decodeVersionNotice([key], notice.replace('1795000000123', '1795000000124'))).toBeNull();
+    expect(
+      decodeVersionNotice([linkCacheKey('another-secret-of-enough-length')], notice),
+    ).toBeNull();
+    expect(decodeVersionNotice([key], CODE)).toBeNull();
   });
 
   it('reads the gone marker as a deleted link', () => {
@@ -33,8 +72,14 @@ describe('link cache values', () => {
     const link = { url: 'https://example.com/a', expiresAt: 1_800_000_000_000 };
     const previous = linkCacheKey('the-previous-secret-of-enough-length');
     const rotating = [key, previous];
-    expect(decodeLink(rotating, CODE, encodeLink(previous, CODE, link))).toEqual(link);
-    expect(decodeLink(rotating, CODE, encodeLink(key, CODE, link))).toEqual(link);
+    expect(decodeLink(rotating, CODE, encodeLink(previous, CODE, link))).toEqual({
+      ...link,
+      version: 7,
+    });
+    expect(decodeLink(rotating, CODE, encodeLink(key, CODE, link))).toEqual({
+      ...link,
+      version: 7,
+    });
     expect(decodeLink(rotating, CODE, encodeGone(previous, CODE))).toBe(GONE);
     expect(decodeLink([key], CODE, encodeLink(previous, CODE, link))).toBeInstanceOf(RefusedEntry);
     const other = linkCacheKey('a-third-secret-of-enough-length');
@@ -63,12 +108,16 @@ describe('link cache values', () => {
     expect(decodeLink(other, CODE, encodeLink(key, CODE, link))).toBeInstanceOf(RefusedEntry);
   });
 
-  it.each(['|https://x', 'abc|https://x', '123|', 'no-separator'])(
-    'treats the signed but unreadable %p as unknown',
-    (body) => {
-      expect(decodeLink(key, CODE, signedBody(body))).toBeNull();
-    },
-  );
+  it.each([
+    '|https://x',
+    'abc|https://x',
+    '123|',
+    'no-separator',
+    'v1:2|x|https://x',
+    'v1|1|https://x',
+  ])('treats the signed but unreadable %p as unknown', (body) => {
+    expect(decodeLink(key, CODE, signedBody(body))).toBeNull();
+  });
 
   it.each([
     'javascript:alert(1)',

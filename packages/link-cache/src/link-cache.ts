@@ -6,7 +6,25 @@ export interface CachedLink {
   url: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
+  /**
+   * The link's version in the system of record (links.links.version: raised by every edit,
+   * delete and restore). Written into each entry, so an older entry replayed into the cache
+   * is told from the current one.
+   */
+  version?: number;
+  /**
+   * Read from the cache: until when the entry may be used without asking the links service
+   * again (LEASE_MS after it was written). Undefined for the in-process cache.
+   */
+  leaseUntil?: number;
 }
+
+/**
+ * How long an entry is good for once written: past it, the redirect asks the links service
+ * again (which writes the entry afresh). It bounds how long a redirect that has not heard of
+ * a newer version (one just started) can be fooled by an older entry replayed into Redis.
+ */
+export const LEASE_MS = 15 * 60_000;
 
 /** A link deleted moments ago: known gone, so nobody asks the system of record again. */
 export const GONE = 'gone';
@@ -17,17 +35,23 @@ export type CacheEntry = CachedLink | typeof GONE | null;
  * adapter is Redis; the embedded mode has an in-process one. Business code never knows which.
  */
 export interface LinkCache {
-  /** The link, GONE when it was just deleted, or null when the cache does not know. */
-  get(code: string): Promise<CacheEntry>;
+  /**
+   * The link, GONE when it was just deleted, or null when the cache does not know. An entry
+   * of a version below `minVersion` (one the caller knows to be outdated) is not known.
+   */
+  get(code: string, minVersion?: number): Promise<CacheEntry>;
   /** Stores a new link until it expires; an already expired link is not stored. */
   set(code: string, link: CachedLink): Promise<void>;
   /**
    * Stores a link read back from the system of record after a cache miss, unless the cache
-   * learned meanwhile that it was deleted (a refill must never resurrect a deleted link).
+   * holds a newer version (a refill must never resurrect a deleted link nor undo an edit).
    */
   refill(code: string, link: CachedLink): Promise<void>;
-  /** Marks a link gone and tells every redirect instance to drop its local copy at once. */
-  delete(code: string): Promise<void>;
+  /**
+   * Marks a link gone (at `version`, that of its deletion) and tells every redirect instance
+   * to drop its local copy at once.
+   */
+  delete(code: string, version: number): Promise<void>;
   /**
    * Stores a link's new state (edited, or restored after a delete) over whatever the cache
    * holds, a gone marker included, and tells every redirect instance to drop its local copy
@@ -35,11 +59,17 @@ export interface LinkCache {
    */
   replace(code: string, link: CachedLink): Promise<void>;
   /**
-   * Calls `listener` with each invalidated code, and with null when invalidations may have
-   * been missed (a reconnect): the listener should then drop everything it holds.
+   * Calls `listener` with each invalidated code (and, when the writer announced it, the
+   * link's version from then on), and with null when invalidations may have been missed (a
+   * reconnect): the listener should then drop everything it holds.
    */
-  subscribe(listener: (code: string | null) => void): Promise<() => Promise<void>>;
+  subscribe(
+    listener: (code: string | null, version?: number) => void,
+  ): Promise<() => Promise<void>>;
 }
+
+/** A deletion's version: the link is gone for good (purged), no version of it can follow. */
+export const PURGED_VERSION = Number.MAX_SAFE_INTEGER;
 
 /**
  * What the invalidation broadcast carries: the bare code for a removal (as it always has), or
@@ -62,6 +92,36 @@ export function decodeInvalidation(message: string): Invalidation {
   return message.startsWith(CHANGED_PREFIX)
     ? { code: message.slice(CHANGED_PREFIX.length), removed: false }
     : { code: message, removed: true };
+}
+
+/**
+ * A link's version from a change on, announced on the invalidation broadcast beside the
+ * change itself: "version:<version>:<mac>:<code>", signed like the entries. A reader that
+ * does not know this form takes it for the removal of a code that does not exist.
+ */
+const VERSION_PREFIX = 'version:';
+
+export function encodeVersionNotice(key: Buffer, code: string, version: number): string {
+  return `${VERSION_PREFIX}${version}:${entryMac(key, code, `version ${version}`)}:${code}`;
+}
+
+/** Whether a broadcast message is in the version notice's form (signed or not). */
+export function isVersionNotice(message: string): boolean {
+  return message.startsWith(VERSION_PREFIX);
+}
+
+/** The code and version of a notice signed with one of `keys`; null for anything else. */
+export function decodeVersionNotice(
+  keys: readonly Buffer[],
+  message: string,
+): { code: string; version: number } | null {
+  if (!message.startsWith(VERSION_PREFIX)) return null;
+  const [version, mac, code] = message.slice(VERSION_PREFIX.length).split(':');
+  if (version === undefined || mac === undefined || code === undefined) return null;
+  const parsed = Number(version);
+  if (!/^\d{1,16}$/.test(version) || !Number.isSafeInteger(parsed)) return null;
+  if (!keys.some((key) => sameText(mac, entryMac(key, code, `version ${version}`)))) return null;
+  return { code, version: parsed };
 }
 
 /** The stored value of a deleted link (kept a while so no redirect refills it), signed. */
@@ -91,17 +151,43 @@ function signed(key: Buffer, code: string, body: string): string {
 }
 
 /**
- * Value format: "<mac>|<expiresAt>|<url>" for a link, "<mac>|!" for a deleted one, the MAC
- * keyed by linkCacheKey over the code and the rest, so that an entry written by anyone
- * without the key, or copied from another code, is told from one the links service wrote.
+ * Value format: "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>" for a link,
+ * "<mac>|!v<version>:<leaseUntil>" for a deleted one, the MAC keyed by linkCacheKey over the
+ * code and the rest, so that an entry written by anyone without the key, or copied from
+ * another code, is told from one the links service wrote; and, by its version and lease, an
+ * older entry of the same code replayed into the cache from one still current. (The first
+ * signed form, "<mac>|<expiresAt>|<url>" and "<mac>|!", had neither: it reads as unknown.)
  */
-export function encodeLink(key: Buffer, code: string, link: CachedLink): string {
-  return signed(key, code, `${link.expiresAt}|${link.url}`);
+export function encodeLink(
+  key: Buffer,
+  code: string,
+  link: CachedLink & { version: number },
+  leaseUntil: number,
+): string {
+  return signed(key, code, `v${link.version}:${leaseUntil}|${link.expiresAt}|${link.url}`);
 }
 
-/** The gone marker of `code`. */
-export function encodeGone(key: Buffer, code: string): string {
-  return signed(key, code, GONE_BODY);
+/** The gone marker of `code`, deleted at `version`. */
+export function encodeGone(key: Buffer, code: string, version: number, leaseUntil: number): string {
+  return signed(key, code, `${GONE_BODY}v${version}:${leaseUntil}`);
+}
+
+/** A versioned entry as read: a link or a gone marker, with its version and lease. */
+export interface VersionedEntry {
+  entry: CachedLink | typeof GONE;
+  version: number;
+  leaseUntil: number;
+}
+
+/** "v<version>:<leaseUntil>" as entries carry it. */
+function readStamp(stamp: string): { version: number; leaseUntil: number } | null {
+  const match = /^v(\d{1,16}):(\d{1,16})$/.exec(stamp);
+  if (!match) return null;
+  const version = Number(match[1]);
+  const leaseUntil = Number(match[2]);
+  return Number.isSafeInteger(version) && Number.isSafeInteger(leaseUntil)
+    ? { version, leaseUntil }
+    : null;
 }
 
 export type RedirectTarget = { ok: true; location: string } | { ok: false; reason: string };
@@ -130,14 +216,15 @@ export class RefusedEntry {
 
 /**
  * Reads the stored value of `code`, signed with any of `keys` (one, or while the secret is
- * rotated the current one's and the previous one's): a link, GONE, null for no entry or an
- * unreadable one, or a RefusedEntry for a forged one or a link to anything but an http(s) URL.
+ * rotated the current one's and the previous one's): a link or GONE with its version and
+ * lease, null for no entry or an unreadable or unversioned one, or a RefusedEntry for a forged
+ * one or a link to anything but an http(s) URL.
  */
-export function decodeLink(
+export function decodeVersioned(
   keys: Buffer | readonly Buffer[],
   code: string,
   value: string | null,
-): CacheEntry | RefusedEntry {
+): VersionedEntry | null | RefusedEntry {
   if (value === null) return null;
   const body = value.slice(MAC_LENGTH + 1);
   const mac = value.slice(0, MAC_LENGTH);
@@ -147,14 +234,28 @@ export function decodeLink(
   ) {
     return new RefusedEntry('not signed for this code by the links service');
   }
-  if (body === GONE_BODY) return GONE;
-  const separator = body.indexOf('|');
-  if (separator <= 0) return null;
-  const expiresAt = Number(body.slice(0, separator));
-  const url = body.slice(separator + 1);
-  if (!Number.isSafeInteger(expiresAt) || url === '') return null;
+  if (body.startsWith(GONE_BODY)) {
+    const stamp = readStamp(body.slice(GONE_BODY.length));
+    return stamp && { entry: GONE, ...stamp };
+  }
+  const [stampText = '', expiresText = ''] = body.split('|', 2);
+  const stamp = readStamp(stampText);
+  const expiresAt = Number(expiresText);
+  const url = body.slice(stampText.length + expiresText.length + 2);
+  if (!stamp || !/^\d{1,16}$/.test(expiresText) || url === '') return null;
   const target = redirectTarget(url);
-  return target.ok ? { url, expiresAt } : new RefusedEntry(target.reason);
+  if (!target.ok) return new RefusedEntry(target.reason);
+  return { entry: { url, expiresAt, version: stamp.version }, ...stamp };
+}
+
+/** decodeVersioned without the stamp: a link, GONE, null or a RefusedEntry. */
+export function decodeLink(
+  keys: Buffer | readonly Buffer[],
+  code: string,
+  value: string | null,
+): CacheEntry | RefusedEntry {
+  const read = decodeVersioned(keys, code, value);
+  return read === null || read instanceof RefusedEntry ? read : read.entry;
 }
 
 /** Equal texts, compared in constant time (a MAC is never compared with ===). */

@@ -9,13 +9,14 @@ interface Stored {
 
 /**
  * The embedded mode's link cache: one per process, shared by the links and redirect
- * services running in it, with the same expiry and gone-marker rules as Redis.
+ * services running in it, with the same expiry and gone-marker rules as Redis. Nothing
+ * outside the process writes to it, so no entry can be replayed: versions are not kept.
  */
 export class MemoryLinkCache implements LinkCache {
   private readonly entries = new Map<string, Stored>();
   private readonly invalidations = new EventEmitter();
 
-  get(code: string): Promise<CacheEntry> {
+  get(code: string, _minVersion?: number): Promise<CacheEntry> {
     const stored = this.entries.get(code);
     if (!stored) return Promise.resolve(null);
     if (stored.until <= Date.now()) {
@@ -34,7 +35,7 @@ export class MemoryLinkCache implements LinkCache {
     if ((await this.get(code)) === null) await this.set(code, link);
   }
 
-  delete(code: string): Promise<void> {
+  delete(code: string, _version?: number): Promise<void> {
     this.entries.set(code, { entry: GONE, until: Date.now() + GONE_TTL_MS });
     this.invalidations.emit('code', code);
     return Promise.resolve();

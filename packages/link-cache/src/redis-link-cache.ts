@@ -2,10 +2,15 @@ import type { Redis } from 'ioredis';
 import { acceptedSecrets } from '@shortener/chassis';
 import {
   decodeInvalidation,
-  decodeLink,
+  decodeVersioned,
+  decodeVersionNotice,
   encodeInvalidation,
   encodeGone,
   encodeLink,
+  encodeVersionNotice,
+  GONE,
+  isVersionNotice,
+  LEASE_MS,
   linkCacheKey,
   RefusedEntry,
   type CacheEntry,
@@ -35,6 +40,21 @@ export interface RedisLinkCacheOptions {
 /** Deletes a key only while it still holds the value read (a newer write is left alone). */
 const DELETE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+/**
+ * Writes ARGV[1] (of version ARGV[2]) to expire at ARGV[3] (ms since the epoch), unless the key
+ * holds an entry of a newer version: writes that arrive out of order (a refill read before a
+ * delete, two edits) never put an older version over a newer one. An entry of the same
+ * version is rewritten (a refill renews its lease); one without a readable version is not
+ * trusted by any reader and is replaced.
+ */
+const WRITE_UNLESS_NEWER = `local current = redis.call('GET', KEYS[1])
+if current then
+  local version = string.match(current, '^[^|]*|!?v(%d+):')
+  if version and tonumber(version) > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
+return 1`;
+
 export class RedisLinkCache implements LinkCache {
   /** The key that signs, then the other one accepted during a rotation. */
   private readonly keys: Buffer[];
@@ -56,41 +76,69 @@ export class RedisLinkCache implements LinkCache {
    * link as it was created, or answers that there is none. It is also removed (unless
    * rewritten meanwhile), so the refill that follows can put the true entry in its place.
    */
-  async get(code: string): Promise<CacheEntry> {
+  /**
+   * An entry below `minVersion`, a gone marker past its lease (a live link's is left to the
+   * caller: `leaseUntil`), or one of the first signed form, without a version, reads as
+   * unknown: the caller asks the links service, whose refill puts the current entry in its
+   * place.
+   */
+  async get(code: string, minVersion = 0): Promise<CacheEntry> {
     const value = await this.redis.get(linkKey(code));
-    const entry = decodeLink(this.keys, code, value);
-    if (!(entry instanceof RefusedEntry)) return entry;
-    this.options.onRefused?.(code, entry.reason);
-    await this.redis.eval(DELETE_IF_UNCHANGED, 1, linkKey(code), value!);
-    return null;
+    const read = decodeVersioned(this.keys, code, value);
+    if (read instanceof RefusedEntry) {
+      this.options.onRefused?.(code, read.reason);
+      await this.redis.eval(DELETE_IF_UNCHANGED, 1, linkKey(code), value!);
+      return null;
+    }
+    if (read === null || read.version < minVersion) return null;
+    if (read.entry === GONE) return read.leaseUntil > Date.now() ? GONE : null;
+    return { ...read.entry, leaseUntil: read.leaseUntil };
   }
 
   async set(code: string, link: CachedLink): Promise<void> {
-    if (link.expiresAt <= Date.now()) return;
-    await this.redis.set(linkKey(code), encodeLink(this.key, code, link), 'PXAT', link.expiresAt);
+    await this.writeLink(code, link);
   }
 
   async refill(code: string, link: CachedLink): Promise<void> {
-    if (link.expiresAt <= Date.now()) return;
-    const value = encodeLink(this.key, code, link);
-    await this.redis.set(linkKey(code), value, 'PXAT', link.expiresAt, 'NX');
+    await this.writeLink(code, link);
   }
 
-  async delete(code: string): Promise<void> {
-    await this.redis.set(linkKey(code), encodeGone(this.key, code), 'PX', GONE_TTL_MS);
-    await this.redis.publish(INVALIDATION_CHANNEL, encodeInvalidation({ code, removed: true }));
+  async delete(code: string, version: number): Promise<void> {
+    const leaseUntil = Date.now() + GONE_TTL_MS;
+    const value = encodeGone(this.key, code, version, leaseUntil);
+    await this.redis.eval(WRITE_UNLESS_NEWER, 1, linkKey(code), value, version, leaseUntil);
+    await this.announce(code, version, true);
   }
 
   async replace(code: string, link: CachedLink): Promise<void> {
-    if (link.expiresAt > Date.now()) {
-      await this.redis.set(linkKey(code), encodeLink(this.key, code, link), 'PXAT', link.expiresAt);
-    } else {
-      await this.redis.del(linkKey(code));
-    }
-    await this.redis.publish(INVALIDATION_CHANNEL, encodeInvalidation({ code, removed: false }));
+    if (link.expiresAt > Date.now()) await this.writeLink(code, link);
+    else await this.redis.del(linkKey(code));
+    await this.announce(code, link.version, false);
   }
 
-  async subscribe(listener: (code: string | null) => void): Promise<() => Promise<void>> {
+  /** Stores a live link (version 0 for one read from a release that kept none). */
+  private async writeLink(code: string, link: CachedLink): Promise<void> {
+    const now = Date.now();
+    if (link.expiresAt <= now) return;
+    const version = link.version ?? 0;
+    const value = encodeLink(this.key, code, { ...link, version }, now + LEASE_MS);
+    await this.redis.eval(WRITE_UNLESS_NEWER, 1, linkKey(code), value, version, link.expiresAt);
+  }
+
+  /**
+   * The change in the form every reader knows, then the version from then on, signed, for
+   * the readers that keep it (a redirect refuses older entries of the code from then on).
+   */
+  private async announce(code: string, version: number | undefined, removed: boolean) {
+    await this.redis.publish(INVALIDATION_CHANNEL, encodeInvalidation({ code, removed }));
+    if (version !== undefined) {
+      await this.redis.publish(INVALIDATION_CHANNEL, encodeVersionNotice(this.key, code, version));
+    }
+  }
+
+  async subscribe(
+    listener: (code: string | null, version?: number) => void,
+  ): Promise<() => Promise<void>> {
     // A subscribed connection can do nothing else, so it is a connection of its own; it
     // queues while offline so the subscription is made whenever Redis comes up.
     const subscriber = this.redis.duplicate({
@@ -106,7 +154,14 @@ export class RedisLinkCache implements LinkCache {
       connectedBefore = true;
     });
     subscriber.on('message', (channel: string, message: string) => {
-      if (channel === INVALIDATION_CHANNEL) listener(decodeInvalidation(message).code);
+      if (channel !== INVALIDATION_CHANNEL) return;
+      if (!isVersionNotice(message)) {
+        listener(decodeInvalidation(message).code);
+        return;
+      }
+      // One not signed with our key is not believed (anyone with access to Redis can publish).
+      const notice = decodeVersionNotice(this.keys, message);
+      if (notice) listener(notice.code, notice.version);
     });
     await subscriber.subscribe(INVALIDATION_CHANNEL);
     return async () => {

@@ -1,5 +1,11 @@
 import { InternalClient, type InternalResponse } from '@shortener/chassis';
-import { GONE, type CacheEntry, type CachedLink, type LinkCache } from '@shortener/link-cache';
+import {
+  GONE,
+  LEASE_MS,
+  type CacheEntry,
+  type CachedLink,
+  type LinkCache,
+} from '@shortener/link-cache';
 import {
   LinkResolver,
   LinksUnavailableError,
@@ -11,9 +17,12 @@ import { MissBudget } from './miss-budget';
 class MemoryCache implements LinkCache {
   entries = new Map<string, CacheEntry>();
   gets = 0;
+  /** The minVersion of each get, in order. */
+  minVersions: Array<number | undefined> = [];
   failing = false;
-  get(code: string): Promise<CacheEntry> {
+  get(code: string, minVersion?: number): Promise<CacheEntry> {
     this.gets += 1;
+    this.minVersions.push(minVersion);
     if (this.failing) return Promise.reject(new Error('redis away'));
     return Promise.resolve(this.entries.get(code) ?? null);
   }
@@ -75,6 +84,60 @@ describe('LinkResolver', () => {
     resolver.forget(null, Date.now() - 15_001);
     expect(locationOf(await resolver.resolve('abcdefg'))).toBe('https://example.com/deleted');
     expect(cache.gets).toBe(1);
+  });
+
+  it('asks the cache for nothing older than the newest version it heard of, for a while', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', { url: 'https://example.com/a', expiresAt: future, version: 9 });
+    const links = linksAnswering(404, { message: 'Not found' });
+    const resolver = new LinkResolver(cache, links, { ...options, ttlMs: 0, negativeTtlMs: 0 });
+    await resolver.resolve('abcdefg');
+    resolver.noteVersion('abcdefg', 12);
+    resolver.noteVersion('abcdefg', 11);
+    await resolver.resolve('abcdefg');
+    // Heard of longer ago than a lease: every entry written before it has passed its lease.
+    resolver.noteVersion('hijklmn', 5, Date.now() - LEASE_MS - 1);
+    await resolver.resolve('hijklmn');
+    expect(cache.minVersions).toEqual([0, 12, 0]);
+  });
+
+  it("remembers the version the links service answers with, as the cache's floor", async () => {
+    const cache = new MemoryCache();
+    const links = linksAnswering(200, {
+      url: 'https://example.com/a',
+      expiresAt: future,
+      version: 21,
+    });
+    const resolver = new LinkResolver(cache, links, { ...options, ttlMs: 0 });
+    await resolver.resolve('abcdefg');
+    await resolver.resolve('abcdefg');
+    expect(cache.minVersions).toEqual([0, 21]);
+  });
+
+  it('asks the links service again for an entry past its lease, and takes its answer', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', {
+      url: 'https://example.com/replayed',
+      expiresAt: future,
+      version: 3,
+      leaseUntil: Date.now() - 1,
+    });
+    const links = linksAnswering(404, { message: 'Not found' });
+    const resolver = new LinkResolver(cache, links, options);
+    expect(await resolver.resolve('abcdefg')).toBeNull();
+    expect(links.calls).toBe(1);
+  });
+
+  it('serves an entry past its lease while the links service cannot say', async () => {
+    const cache = new MemoryCache();
+    cache.entries.set('abcdefg', {
+      url: 'https://example.com/a',
+      expiresAt: future,
+      version: 3,
+      leaseUntil: Date.now() - 1,
+    });
+    const resolver = new LinkResolver(cache, linksAnswering(0), options);
+    expect(locationOf(await resolver.resolve('abcdefg'))).toBe('https://example.com/a');
   });
 
   it('answers from memory after the first lookup, serialising the Location once', async () => {

@@ -1,4 +1,4 @@
-import { GONE, redirectTarget, type LinkCache } from '@shortener/link-cache';
+import { GONE, LEASE_MS, redirectTarget, type LinkCache } from '@shortener/link-cache';
 import type { InternalClient } from '@shortener/chassis';
 import { internalApi, type ResolvedLink } from '@shortener/contracts';
 import type { MissAllowance } from './miss-budget';
@@ -81,6 +81,12 @@ export class LinkResolver {
   private invalidations = 0;
   /** Until when lookups skip the cache (see ResolverOptions.reconnectGraceMs). */
   private cacheDistrustedUntil = 0;
+  /**
+   * The newest version heard of per code (a change's broadcast, the links service's answer),
+   * so that an older entry replayed into the cache is refused; kept for LEASE_MS, after which
+   * every entry written before it has passed its lease anyway. Bounded like `local`.
+   */
+  private readonly versions = new Map<string, { version: number; until: number }>();
 
   constructor(
     private readonly cache: LinkCache,
@@ -140,6 +146,26 @@ export class LinkResolver {
     this.cacheDistrustedUntil = now + (this.options.reconnectGraceMs ?? 0);
   }
 
+  /** A link's version from a change on: cache entries of older versions are refused. */
+  noteVersion(code: string, version: number, now = Date.now()): void {
+    const known = this.versions.get(code);
+    const newest = known && known.until > now ? Math.max(known.version, version) : version;
+    this.versions.delete(code);
+    if (this.versions.size >= this.options.maxEntries) {
+      const oldest = this.versions.keys().next();
+      if (!oldest.done) this.versions.delete(oldest.value);
+    }
+    this.versions.set(code, { version: newest, until: now + LEASE_MS });
+  }
+
+  private minVersion(code: string, now: number): number {
+    const known = this.versions.get(code);
+    if (known === undefined) return 0;
+    if (known.until > now) return known.version;
+    this.versions.delete(code);
+    return 0;
+  }
+
   get size(): number {
     return this.local.size;
   }
@@ -174,13 +200,15 @@ export class LinkResolver {
     const invalidations = this.invalidations;
     let entry: Awaited<ReturnType<LinkCache['get']>> = null;
     try {
-      if (now >= this.cacheDistrustedUntil) entry = await this.cache.get(code);
+      if (now >= this.cacheDistrustedUntil) {
+        entry = await this.cache.get(code, this.minVersion(code, now));
+      }
     } catch {
       // Redis is away: the links service is the system of record and answers instead.
     }
     let found: ResolvedLink | null;
     if (entry === GONE) found = null;
-    else if (entry !== null) found = entry;
+    else if (entry !== null && (entry.leaseUntil ?? Infinity) > now) found = entry;
     else {
       // Only here may a lookup cost the database something: here the budget is spent.
       if (!allowance.take()) return TOO_MANY_MISSES;
@@ -188,9 +216,13 @@ export class LinkResolver {
         found = await this.fromLinksService(code);
       } catch (error) {
         allowance.refund();
-        throw error;
+        // An entry past its lease is still the newest this instance knows of: with the links
+        // service away, it is served rather than nothing.
+        if (entry === null || !(error instanceof LinksUnavailableError)) throw error;
+        found = entry;
       }
       if (found) allowance.refund();
+      if (found?.version !== undefined) this.noteVersion(code, found.version, now);
     }
 
     const link = found && found.expiresAt > now ? this.live(code, found) : null;

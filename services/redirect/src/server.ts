@@ -68,7 +68,10 @@ export async function startRedirect({
     burst: config.REDIRECT_MISS_BURST,
     maxClients: MISS_BUDGET_CLIENTS,
   });
-  const unsubscribe = cache.subscribe((code) => resolver.forget(code));
+  const unsubscribe = cache.subscribe((code, version) => {
+    if (code !== null && version !== undefined) resolver.noteVersion(code, version);
+    resolver.forget(code);
+  });
 
   const spooled =
     config.VISIT_SPOOL_DIR === undefined

@@ -34,13 +34,27 @@ import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 import { retireRemoved } from './retired-codes';
 import { generateShortCode } from './short-code';
-import { checkTargetUrl } from '@shortener/link-cache';
+import { checkTargetUrl, type CachedLink } from '@shortener/link-cache';
 
 interface LinkRow {
   code: string;
   original_url: string;
   created_at: Date;
   expires_at: Date;
+}
+
+/** A row as it is written to the link cache: with its version (a bigint: text from pg). */
+interface VersionedRow extends LinkRow {
+  version: string | number;
+}
+
+/** The cache entry of a row read with its version. */
+function cachedLink(row: VersionedRow): CachedLink & { version: number } {
+  return {
+    url: row.original_url,
+    expiresAt: row.expires_at.getTime(),
+    version: Number(row.version),
+  };
 }
 
 const CODE_ATTEMPTS = 5;
@@ -56,7 +70,7 @@ const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, crea
       SELECT 1 FROM links.links WHERE case_twin AND lower(code) = lower($1::varchar)
     )
   ON CONFLICT DO NOTHING
-  RETURNING code, original_url, created_at, expires_at`;
+  RETURNING code, original_url, created_at, expires_at, version`;
 
 /** Rolls back an alias whose code was retired while it was being stored. */
 class RetiredMeanwhile extends Error {}
@@ -117,12 +131,10 @@ export class LinksService {
         alias !== null,
       );
       if (row) {
-        await this.cache
-          .set(row.code, { url: row.original_url, expiresAt: row.expires_at.getTime() })
-          .catch((error: unknown) =>
-            // The redirect falls back to this service on a cache miss, so this is not fatal.
-            this.logger.warn({ err: String(error), code: row.code }, 'link not cached'),
-          );
+        await this.cache.set(row.code, cachedLink(row)).catch((error: unknown) =>
+          // The redirect falls back to this service on a cache miss, so this is not fatal.
+          this.logger.warn({ err: String(error), code: row.code }, 'link not cached'),
+        );
         return toInternal(row);
       }
     }
@@ -156,7 +168,7 @@ export class LinksService {
     caller: CallerIdentity,
     when: { createdAt: Date; expiresAt: Date },
     chosen: boolean,
-  ): Promise<LinkRow | undefined> {
+  ): Promise<VersionedRow | undefined> {
     const params = [
       code,
       url,
@@ -165,10 +177,10 @@ export class LinksService {
       when.expiresAt,
       DELETED_CODE_KEPT_DAYS,
     ];
-    if (!chosen) return (await this.db().query<LinkRow[]>(INSERT_LINK, params))[0];
+    if (!chosen) return (await this.db().query<VersionedRow[]>(INSERT_LINK, params))[0];
     try {
       return await this.db().transaction(async (manager) => {
-        const row = (await manager.query<LinkRow[]>(INSERT_LINK, params))[0];
+        const row = (await manager.query<VersionedRow[]>(INSERT_LINK, params))[0];
         if (row && (await this.retired(manager, code))) throw new RetiredMeanwhile();
         return row;
       });
@@ -208,13 +220,13 @@ export class LinksService {
    */
   async listOwned(
     ownerId: string,
+    order: LinkOrder,
     after: LinkCursor | null,
     search: string | undefined,
   ): Promise<LinkList> {
     const values: unknown[] = [ownerId];
     const where = ['owner_id = $1', 'expires_at > now()', 'deleted_at IS NULL'];
     if (search) {
-    order: LinkOrder,
       values.push(search);
       // Both sides lower-cased by PostgreSQL, so that they fold letters the same way.
       const needle = `lower($${values.length})`;
@@ -222,18 +234,6 @@ export class LinksService {
         `(strpos(lower(original_url), ${needle}) > 0 OR strpos(lower(code), ${needle}) > 0)`,
       );
     }
-    // One row more than a page tells whether another follows.
-    const listed = this.db().query<(LinkRow & { micros: string })[]>(
-      `SELECT code, original_url, created_at, expires_at,
-              (extract(epoch FROM ${column}) * 1000000)::bigint AS micros
-       FROM links.links
-       WHERE ${pageWhere.join(' AND ')}
-       ORDER BY ${column} ${direction}, code ${direction}
-       LIMIT $${values.length + 1}`,
-      pageValues,
-    );
-    const page = rows.slice(0, LINKS_PAGE_SIZE);
-    const last = page[page.length - 1];
     const counted = this.db().query<{ total: number }[]>(
       `SELECT count(*)::int AS total FROM links.links WHERE ${where.join(' AND ')}`,
       values,
@@ -250,29 +250,29 @@ export class LinksService {
       );
     }
     const direction = order === 'expiring' ? 'ASC' : 'DESC';
+    // One row more than a page tells whether another follows.
+    const listed = this.db().query<(LinkRow & { micros: string })[]>(
+      `SELECT code, original_url, created_at, expires_at,
+              (extract(epoch FROM ${column}) * 1000000)::bigint AS micros
+       FROM links.links
+       WHERE ${pageWhere.join(' AND ')}
+       ORDER BY ${column} ${direction}, code ${direction}
+       LIMIT $${values.length + 1}`,
+      pageValues,
+    );
+    const [rows, [count]] = await Promise.all([listed, counted]);
+    const page = rows.slice(0, LINKS_PAGE_SIZE);
+    const last = page[page.length - 1];
     return {
       links: page.map(toInternal),
       nextCursor:
         rows.length > LINKS_PAGE_SIZE && last
           ? encodeLinkCursor({ order, micros: BigInt(last.micros), code: last.code })
           : null,
+      total: count?.total ?? 0,
     };
   }
 
-  async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
-    const [rows, [count]] = await Promise.all([listed, counted]);
-    if (!isShortCode(code)) return null;
-    const rows: LinkRow[] = await this.db().query(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL`,
-      [code, ownerId],
-    );
-    return rows[0] ? toInternal(rows[0]) : null;
-  }
-      total: count?.total ?? 0,
-
-  /**
-   * A new destination, a new expiry counted from now, or both, on one of the owner's live
   /** Every live code of the owner, containing `search` when it is not empty; in no order. */
   async codesOwned(ownerId: string, search: string | undefined): Promise<string[]> {
     const values: unknown[] = [ownerId];
@@ -301,6 +301,18 @@ export class LinksService {
     return rows.map(toInternal);
   }
 
+  async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
+    if (!isShortCode(code)) return null;
+    const rows: LinkRow[] = await this.db().query(
+      `SELECT code, original_url, created_at, expires_at FROM links.links
+       WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL`,
+      [code, ownerId],
+    );
+    return rows[0] ? toInternal(rows[0]) : null;
+  }
+
+  /**
+   * A new destination, a new expiry counted from now, or both, on one of the owner's live
    * links; then every redirect instance drops its copy (the cache's broadcast). Someone
    * else's, a deleted or an expired link answers null, like an unknown one.
    */
@@ -315,14 +327,14 @@ export class LinksService {
     if (days !== null && !(EXPIRY_DAYS as readonly number[]).includes(days)) {
       throw new BadRequestException(EDIT_LINK_MESSAGES.days);
     }
-    const rows: LinkRow[] = await this.db().query(
+    const rows: VersionedRow[] = await this.db().query(
       // In a WITH, so the answer is the rows (TypeORM answers a bare UPDATE with a count too).
       `WITH changed AS (
          UPDATE links.links
          SET original_url = coalesce($3, original_url),
              expires_at = coalesce(now() + make_interval(days => $4), expires_at)
          WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL
-         RETURNING code, original_url, created_at, expires_at
+         RETURNING code, original_url, created_at, expires_at, version
        )
        SELECT * FROM changed`,
       [code, ownerId, url, days],
@@ -340,7 +352,7 @@ export class LinksService {
    */
   async restoreOwned(ownerId: string, code: string): Promise<InternalLink | null> {
     if (!isShortCode(code)) return null;
-    const rows: LinkRow[] = await this.db().query(
+    const rows: VersionedRow[] = await this.db().query(
       `WITH undone AS (
          DELETE FROM links.removed_links r
          USING links.links l
@@ -355,7 +367,7 @@ export class LinksService {
                expires_at = coalesce(expires_at_before_delete, expires_at),
                expires_at_before_delete = NULL
          WHERE code IN (SELECT code FROM undone)
-         RETURNING code, original_url, created_at, expires_at
+         RETURNING code, original_url, created_at, expires_at, version
        )
        SELECT * FROM restored`,
       [code, ownerId],
@@ -370,12 +382,9 @@ export class LinksService {
    * Every redirect instance must follow a change within a second, so a cache that cannot be
    * told fails the call (the change stays made: repeating it is harmless).
    */
-  private async replaceCached(row: LinkRow): Promise<void> {
+  private async replaceCached(row: VersionedRow): Promise<void> {
     try {
-      await this.cache.replace(row.code, {
-        url: row.original_url,
-        expiresAt: row.expires_at.getTime(),
-      });
+      await this.cache.replace(row.code, cachedLink(row));
     } catch (error) {
       this.logger.warn({ err: String(error), code: row.code }, 'cache not told of change');
       throw new ServiceUnavailableException('Link cache unavailable, try again');
@@ -390,34 +399,35 @@ export class LinksService {
    */
   async deleteOwned(ownerId: string, code: string): Promise<boolean> {
     if (!isShortCode(code)) return false;
-    const rows: { code: string }[] = await this.db().query(
+    const rows: { code: string; version: string }[] = await this.db().query(
       `WITH gone AS (
          UPDATE links.links
            SET deleted_at = now(),
                expires_at_before_delete = expires_at,
                expires_at = least(expires_at, now())
          WHERE code = $1 AND owner_id = $2 AND deleted_at IS NULL AND expires_at > now()
-         RETURNING code
+         RETURNING code, version
        )
        ${retireRemoved('now() + make_interval(secs => $3::double precision / 1000)')}`,
       [code, ownerId, this.config.DELETE_UNDO_WINDOW_MS],
     );
-    if (rows.length === 0) return false;
-    await this.removals.stopRedirects([code]);
+    const [row] = rows;
+    if (row === undefined) return false;
+    await this.removals.stopRedirects([{ code, version: Number(row.version) }]);
     return true;
   }
 
   /** For the redirect service after a cache miss: the live link, cached again. */
   async resolve(code: string): Promise<ResolvedLink | null> {
     if (!isShortCode(code)) return null;
-    const rows: LinkRow[] = await this.db().query(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
+    const rows: VersionedRow[] = await this.db().query(
+      `SELECT code, original_url, created_at, expires_at, version FROM links.links
        WHERE code = $1 AND expires_at > now() AND deleted_at IS NULL`,
       [code],
     );
     const row = rows[0];
     if (!row) return null;
-    const link = { url: row.original_url, expiresAt: row.expires_at.getTime() };
+    const link = cachedLink(row);
     await this.cache
       .refill(code, link)
       .catch((error: unknown) => this.logger.warn({ err: String(error), code }, 'refill failed'));

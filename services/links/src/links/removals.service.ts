@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DELETED_CODE_KEPT_DAYS, internalApi } from '@shortener/contracts';
+import { PURGED_VERSION } from '@shortener/link-cache';
 import { InternalClient, periodic, type PeriodicJob } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
@@ -63,12 +64,14 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Stops redirects of just-deleted links at once (awaited); their purge waits for its time.
-   * A cache that cannot be told is told by a later round.
+   * Stops redirects of just-deleted links at once (awaited), each marked gone at the version
+   * its deletion gave it; their purge waits for its time. A cache that cannot be told is told
+   * by a later round.
    */
-  async stopRedirects(codes: string[]): Promise<void> {
+  async stopRedirects(deleted: Array<{ code: string; version: number }>): Promise<void> {
+    const codes = deleted.map(({ code }) => code);
     try {
-      await Promise.all(codes.map((code) => this.cache.delete(code)));
+      await Promise.all(deleted.map(({ code, version }) => this.cache.delete(code, version)));
     } catch (error) {
       this.logger.warn({ err: String(error), codes }, 'cache not told of removal yet; will retry');
       return;
@@ -134,7 +137,7 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
       );
       const restored = new Set(live.map((row) => row.code));
       const codes = due.filter((code) => !restored.has(code));
-      await Promise.all(codes.map((code) => this.cache.delete(code)));
+      await Promise.all(codes.map((code) => this.cache.delete(code, PURGED_VERSION)));
       if (codes.length > 0 && !(await this.forgetVisits(codes))) return;
       if (rows.length < BATCH) return;
     }
@@ -142,18 +145,19 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
 
   /** Deleted links whose gone marker the cache did not take when they were deleted. */
   private async retryStopRedirects(): Promise<void> {
-    const rows: { code: string }[] = await this.database.dataSource.query(
-      `SELECT code FROM links.removed_links WHERE NOT cache_told AND purge_after > now()
-       ORDER BY removed_at LIMIT $1`,
+    const rows: { code: string; version: string }[] = await this.database.dataSource.query(
+      `SELECT r.code, l.version FROM links.removed_links r JOIN links.links l USING (code)
+       WHERE NOT r.cache_told AND r.purge_after > now()
+       ORDER BY r.removed_at LIMIT $1`,
       [BATCH],
     );
     if (rows.length === 0) return;
     const codes = rows.map((row) => row.code);
-    await this.stopRedirects(codes);
+    await this.stopRedirects(rows.map(({ code, version }) => ({ code, version: Number(version) })));
     // One restored since the rows were read must not keep the gone marker just written.
-    const restored: { code: string; original_url: string; expires_at: Date }[] =
+    const restored: { code: string; original_url: string; expires_at: Date; version: string }[] =
       await this.database.dataSource.query(
-        `SELECT code, original_url, expires_at FROM links.links
+        `SELECT code, original_url, expires_at, version FROM links.links
          WHERE code = ANY($1::varchar[]) AND deleted_at IS NULL`,
         [codes],
       );
@@ -161,6 +165,7 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
       await this.cache.replace(row.code, {
         url: row.original_url,
         expiresAt: row.expires_at.getTime(),
+        version: Number(row.version),
       });
     }
   }

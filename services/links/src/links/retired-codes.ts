@@ -1,7 +1,8 @@
 /**
  * After a CTE `gone` of removed codes: each goes into the removal outbox, due for its purge at
  * `purgeAfter` (an SQL expression: a deleted link's undo window, or now), and among the
- * retired codes (kept from reuse), in the same statement as the removal. Answers the codes.
+ * retired codes (kept from reuse), in the same statement as the removal. Answers the rows of
+ * `gone` (the codes, and whatever else it returns).
  * A code removed again (deleted after an undo) is due again, and its cache told again.
  */
 export function retireRemoved(purgeAfter: string): string {
@@ -17,5 +18,5 @@ export function retireRemoved(purgeAfter: string): string {
          SELECT code, now() FROM gone
          ON CONFLICT (code) DO UPDATE SET retired_at = EXCLUDED.retired_at
        )
-       SELECT code FROM outbox`;
+       SELECT gone.* FROM gone WHERE code IN (SELECT code FROM outbox)`;
 }

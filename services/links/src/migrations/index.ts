@@ -3,6 +3,7 @@ import { LinksOwnerCreated1795600000000 } from './1795600000000-links-owner-crea
 import { Aliases1796100000000 } from './1796100000000-aliases';
 import { UndoableDeletes1796200000000 } from './1796200000000-undoable-deletes';
 import { DeletedLinksExpired1796300000000 } from './1796300000000-deleted-links-expired';
+import { LinkVersions1796400000000 } from './1796400000000-link-versions';
 
 /** Every migration of the `links` schema, oldest first. */
 export const linksMigrations = [
@@ -11,4 +12,5 @@ export const linksMigrations = [
   Aliases1796100000000,
   UndoableDeletes1796200000000,
   DeletedLinksExpired1796300000000,
+  LinkVersions1796400000000,
 ];
