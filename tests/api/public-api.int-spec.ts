@@ -293,6 +293,7 @@ describe('the public API', () => {
           userAgent: { platform: WINDOWS, browser: 'Chrome' },
           ipAddress: visitor,
           bot: false,
+          referrer: null,
         },
       ]);
       expect((await listed(alice, code))?.visitCount).toBe(1);

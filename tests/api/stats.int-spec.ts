@@ -169,6 +169,32 @@ describe('the stats API', () => {
     expect((await stats(code, '30d')).interval).toBe('day');
   });
 
+  it("names each visit's referrer in the visitor log: its host, or null when it had none", async () => {
+    const code = await newLink(carol);
+    expect(
+      (await visit(code, '8.8.8.8', CHROME_WINDOWS, 'https://news.example.org/a?b=c')).status,
+    ).toBe(302);
+    expect((await visit(code, '1.1.1.1', SAFARI_IPHONE)).status).toBe(302);
+    const log = await waitFor(
+      async () => {
+        const response = await carol.api(`${stack.url}/api/visitors/${code}`);
+        const visits = response.status === 200 ? ((await response.json()) as Visit[]) : [];
+        return visits.length === 2 ? visits : false;
+      },
+      { what: 'both visits in the visitor log', timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(log.map(({ ipAddress, referrer }) => ({ ipAddress, referrer }))).toEqual(
+      expect.arrayContaining([
+        { ipAddress: '8.8.8.8', referrer: 'news.example.org' },
+        { ipAddress: '1.1.1.1', referrer: null },
+      ]),
+    );
+    // SPEC's fields stay as they were, the referrer beside them.
+    expect(Object.keys(log[0] ?? {}).sort()).toEqual(
+      ['_id', 'bot', 'createdAt', 'ipAddress', 'referrer', 'userAgent'].sort(),
+    );
+  });
+
   it('streams each stored visit live, within 2 s, and ends the stream when the session ends', async () => {
     const code = await newLink(carol);
     const opened = await live(carol, code);
@@ -188,6 +214,7 @@ describe('the stats API', () => {
       country: 'AU',
       device: 'mobile',
       bot: false,
+      referrer: null,
     });
 
     const logout = await carol.fetch(`${stack.url}/logout`, {

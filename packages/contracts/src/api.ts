@@ -60,6 +60,19 @@ export const visitSchema = z.object({
    * beside SPEC's fields, so the visitor log can mark bots. This server always sends it.
    */
   bot: z.boolean().optional(),
+  /**
+   * Where the visitor came from: the host of the page that sent them (as the stats' referrers
+   * count it), '(unknown)' when the request's Referer was no URL with a host, null when it
+   * named none. Beside SPEC's fields; this server always sends it.
+   */
+  referrer: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "The host of the page the visitor came from (as the stats' referrers count it), " +
+        "'(unknown)' when the request's Referer was no URL with a host, null when it named none.",
+    ),
 });
 export type Visit = z.infer<typeof visitSchema>;
 

@@ -69,11 +69,11 @@ function LinkPage({ link, reload, onGone }: LinkPageProps) {
   const [counted, setCounted] = useState(0);
   const [refetches, setRefetches] = useState(0);
   const onLiveVisit = useCallback((visit: Visit) => {
-    const { _id, createdAt, userAgent, ipAddress, bot } = visit;
+    const { _id, createdAt, userAgent, ipAddress, bot, referrer } = visit;
     setLive((shown) =>
       shown.some((known) => known._id === _id)
         ? shown
-        : [{ _id, createdAt, userAgent, ipAddress, bot }, ...shown],
+        : [{ _id, createdAt, userAgent, ipAddress, bot, referrer }, ...shown],
     );
   }, []);
   const shown = live.length;

@@ -112,6 +112,16 @@ export function referrerHost(referrer: string | null): string {
 }
 
 /**
+ * A visit's referrer as the visitor log and the live stream show it: reduced to its host as
+ * the stats count it (the path and query may carry what the visitor's page did not mean to
+ * share), or null when the request named none.
+ */
+export function visitReferrer(referrer: string | null): string | null {
+  const host = referrerHost(referrer);
+  return host === DIRECT_REFERRER ? null : host;
+}
+
+/**
  * The end of the year 9999: past it an ISO 8601 date has a six-digit year, which PostgreSQL
  * does not read, and the day's visitor key could not be stored (the partition would wait on
  * that batch for ever).

@@ -77,6 +77,7 @@ describe('live visit notices', () => {
         country: 'NL',
         device: 'desktop',
         bot: false,
+        referrer: null,
       });
       // Notices go out in order, so the unwatched link's would have come before the last one.
       expect(published).toEqual([storedVisitsChannel(watched), storedVisitsChannel(watched)]);

@@ -1,7 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis } from '@shortener/chassis-redis';
-import { storedVisitsChannel, type LiveVisit, type StoredVisits } from '@shortener/contracts';
+import {
+  DIRECT_REFERRER,
+  storedVisitsChannel,
+  type LiveVisit,
+  type StoredVisits,
+} from '@shortener/contracts';
 import type { VisitRow } from './ingest.repository';
 
 /**
@@ -26,6 +31,7 @@ export function liveVisit(row: VisitRow): LiveVisit {
     country: row.country,
     device: row.device as LiveVisit['device'],
     bot: row.bot,
+    referrer: row.referrerHost === DIRECT_REFERRER ? null : row.referrerHost,
   };
 }
 

@@ -152,11 +152,30 @@ describe('analytics service', () => {
             userAgent: { platform: 'Windows', browser: 'Chrome' },
             ipAddress: '203.0.113.7',
             bot: false,
+            referrer: null,
           },
         ],
         nextCursor: null,
       },
     });
+  });
+
+  it("answers each visit's referrer as the stats count it: its host, '(unknown)', or null", async () => {
+    const code = newCode();
+    const start = Date.parse('2026-11-23T11:00:00.000Z');
+    await produce(code, [
+      visitEvent(code, { timestamp: start, referrer: 'https://News.Example.org/a?id=1' }),
+      visitEvent(code, { timestamp: start + 1, referrer: 'not a url' }),
+      visitEvent(code, { timestamp: start + 2, referrer: null }),
+    ]);
+    await untilCount(code, 3);
+
+    const { body } = await page(code);
+    expect(body.visits.map((visit) => visit.referrer)).toEqual([
+      null,
+      '(unknown)',
+      'news.example.org',
+    ]);
   });
 
   it('stores an event delivered twice once', async () => {

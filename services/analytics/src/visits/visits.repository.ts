@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isShortCode, type Visit } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { visitReferrer } from '../ingest/visit-batch';
 import { connected } from './analytics-database';
 import type { VisitCursor } from './visit-cursor';
 
@@ -16,6 +17,7 @@ interface VisitRecord {
   platform: string;
   browser: string;
   bot: boolean;
+  referrer: string | null;
 }
 
 /** The visits' read side: a link's visits page by page, and visit counts. */
@@ -28,13 +30,13 @@ export class VisitsRepository {
     const db = connected(this.database);
     const rows: VisitRecord[] = after
       ? await db.query(
-          `SELECT id, created_at, ip_address, platform, browser, bot FROM analytics.visits
+          `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
            WHERE url_id = $1 AND (created_at, id) < ($3::timestamptz, $4::uuid)
            ORDER BY created_at DESC, id DESC LIMIT $2`,
           [code, limit, after.createdAt.toISOString(), after.id],
         )
       : await db.query(
-          `SELECT id, created_at, ip_address, platform, browser, bot FROM analytics.visits
+          `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
            WHERE url_id = $1
            ORDER BY created_at DESC, id DESC LIMIT $2`,
           [code, limit],
@@ -46,6 +48,7 @@ export class VisitsRepository {
         userAgent: { platform: row.platform, browser: row.browser },
         ipAddress: row.ip_address,
         bot: row.bot,
+        referrer: visitReferrer(row.referrer),
       },
       cursor: { createdAt: row.created_at, id: row.id },
     }));

@@ -28,6 +28,43 @@ describe('Visitors of a link', () => {
     expect(item.textContent).not.toContain('Mac OS');
   });
 
+  it("shows where each visitor came from: the referring host, or 'Direct' when none", async () => {
+    mockFetch(() =>
+      jsonResponse(200, [
+        aVisit('linked', { referrer: 'news.example.org' }),
+        aVisit('typed', { referrer: null }),
+        aVisit('odd', { referrer: '(unknown)' }),
+      ]),
+    );
+    openDetail();
+    const [linked, typed, odd] = await visitorList().findAllByRole('listitem');
+    const from = (item: HTMLElement) => within(item).getByText('From').nextElementSibling;
+    expect(from(linked!)?.textContent).toBe('news.example.org');
+    expect(from(typed!)?.textContent).toBe('Direct');
+    expect(from(odd!)?.textContent).toBe('Unknown');
+  });
+
+  it('still shows a visitors cache entry written before visits had a referrer', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, [aVisit('fetched')]));
+    signIn();
+    localStorage.setItem(
+      'userData',
+      JSON.stringify(aUser({ urls: [aLink({ urlID: 'Ab3dE5g' })] })),
+    );
+    localStorage.setItem(
+      'visitors-Ab3dE5g',
+      JSON.stringify({ visits: [aVisit('cached', { ipAddress: '192.0.2.44' })], nextCursor: null }),
+    );
+    renderApp('/profile/Ab3dE5g');
+    const item = await visitorList().findByRole('listitem');
+    expect(item.textContent).toContain('192.0.2.44');
+    // Not known, rather than 'Direct': the old entry never said.
+    expect(within(item).getByText('From').nextElementSibling?.textContent).toBe('Unknown');
+    expect(fetchMock.mock.calls.some(([url]) => (url as string).startsWith('/api/visitors/'))).toBe(
+      false,
+    );
+  });
+
   it('marks the visits of bots, as the stats and the CSV count them', async () => {
     mockFetch(() =>
       jsonResponse(200, [

@@ -8,6 +8,9 @@ import { systemName } from '../../../lib/system-name';
 import { useVisitors } from '../hooks/use-visitors';
 import './visitor-list.css';
 
+/** What a referrer that was no URL with a host reads as, in the answer as in the stats. */
+const UNKNOWN_REFERRER = '(unknown)';
+
 export interface VisitorListProps {
   urlID: string;
   /** Visits the stats' live stream announced since the page opened (newest first), on top. */
@@ -70,6 +73,7 @@ export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: Vi
             <span>Device</span>
             <span>Browser</span>
             <span>IP address</span>
+            <span>From</span>
           </div>
           <ol className="visitors__list">
             {visits.map((visit) => (
@@ -101,6 +105,17 @@ function withLive(live: Visit[], fetched: Visit[]): Visit[] {
   return [...live.filter((visit) => !fetchedIds.has(visit._id)), ...fetched];
 }
 
+/**
+ * Where a visitor came from: the referring host, 'Direct' when the request named none, and
+ * 'Unknown' when what it named was no URL, or when the visit does not say (one cached or
+ * answered before visits carried their referrer).
+ */
+function referrerText(referrer: Visit['referrer']): string {
+  if (referrer === null) return 'Direct';
+  if (referrer === undefined || referrer === UNKNOWN_REFERRER) return 'Unknown';
+  return referrer;
+}
+
 function VisitItem({ visit }: { visit: Visit }) {
   return (
     <li className={visit.bot ? 'visit visit--bot' : 'visit'}>
@@ -122,6 +137,10 @@ function VisitItem({ visit }: { visit: Visit }) {
         <div>
           <dt>IP address</dt>
           <dd className="visit__ip">{visit.ipAddress}</dd>
+        </div>
+        <div>
+          <dt>From</dt>
+          <dd>{referrerText(visit.referrer)}</dd>
         </div>
       </dl>
       {/* As the stats and the CSV count it (a crawler, a link preview, a script); beside the
