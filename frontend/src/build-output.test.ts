@@ -119,7 +119,7 @@ describe('the production build', () => {
     }
   });
 
-  it("writes the profile pages' frame for a signed-in visitor: top bar, the wait, footer, and the script at its usual priority", () => {
+  it("writes the profile and settings pages' frame for a signed-in visitor: top bar, the wait, footer, and the script at its usual priority", () => {
     expect(run.status, run.stderr).toBe(0);
     const home = read('index.html');
     const stylesheet =
@@ -129,7 +129,8 @@ describe('the production build', () => {
     expect(stylesheet).toBeDefined();
     const list = read('profile.signed-in.html');
     const link = read('link.signed-in.html');
-    for (const page of [list, link]) {
+    const settings = read('settings.signed-in.html');
+    for (const page of [list, link, settings]) {
       // Not marked with a session: main.tsx renders the page anew over it, not hydrates it.
       expect(page).toMatch(/<div id="root"><a href="#main" class="skip-link">/);
       expect(page).toContain('aria-label="Profile"');
@@ -143,6 +144,9 @@ describe('the production build', () => {
     // A link's page keeps the screen's height while it comes (lazyPage's tall), the list not.
     expect(link).toContain('class="tall-pending"');
     expect(list).not.toContain('class="tall-pending"');
+    // Each page its own frame: the top bar marks 'Tracking' as the page only on the list's.
+    expect(list).toContain('aria-current="page"');
+    expect(settings).not.toContain('aria-current="page"');
   });
 
   it('leaves zod and the pages other than home out of what / loads', () => {

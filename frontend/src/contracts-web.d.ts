@@ -8,6 +8,7 @@ import type { Schema } from './lib/api';
 export declare const MESSAGES: typeof contracts.MESSAGES;
 export declare const REQUESTED_WITH_HEADER: typeof contracts.REQUESTED_WITH_HEADER;
 export declare const NEXT_CURSOR_HEADER: typeof contracts.NEXT_CURSOR_HEADER;
+export declare const TOTAL_COUNT_HEADER: typeof contracts.TOTAL_COUNT_HEADER;
 export declare const LOGGED_IN_COOKIE: typeof contracts.LOGGED_IN_COOKIE;
 export declare const EXPIRY_DAYS: typeof contracts.EXPIRY_DAYS;
 export declare const DEFAULT_EXPIRY_DAYS: typeof contracts.DEFAULT_EXPIRY_DAYS;
@@ -17,6 +18,7 @@ export declare const DELETE_UNDO_OFFER_MS: typeof contracts.DELETE_UNDO_OFFER_MS
 export declare const DELETED_CODE_KEPT_DAYS: typeof contracts.DELETED_CODE_KEPT_DAYS;
 export declare const LINKS_PAGE_SIZE: typeof contracts.LINKS_PAGE_SIZE;
 export declare const LINKS_SEARCH_MAX: typeof contracts.LINKS_SEARCH_MAX;
+export declare const LINKS_SORTS: typeof contracts.LINKS_SORTS;
 export declare const ALIAS_MAX_LENGTH: typeof contracts.ALIAS_MAX_LENGTH;
 export declare const ALIAS_MESSAGES: typeof contracts.ALIAS_MESSAGES;
 export declare const WEB_APP_PAGES: typeof contracts.WEB_APP_PAGES;
@@ -35,6 +37,7 @@ export type {
   ErrorResponse,
   ExpiryDays,
   LinksResponse,
+  LinksSort,
   ShortenResponse,
   ShortLink,
   UserData,

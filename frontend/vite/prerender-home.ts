@@ -46,8 +46,9 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
  * The home page in the HTML itself, with its stylesheet, so that it paints before its
  * JavaScript arrives (issue 31): index.html carries the app's first render at `/` for a
  * signed-out visitor, and index.signed-in.html the same for a signed-in one; main.tsx
- * hydrates either. profile.signed-in.html and link.signed-in.html carry the frame a signed-in
- * visitor first sees at `/profile` and at a link's page, which main.tsx renders anew over.
+ * hydrates either. profile.signed-in.html, link.signed-in.html and settings.signed-in.html
+ * carry the frame a signed-in visitor first sees at `/profile`, at a link's page and at
+ * `/settings`, which main.tsx renders anew over.
  * app.html keeps the empty #root and the stylesheet's link, for every other path, whose page
  * the router renders in the browser. The names are WEB_APP_PAGES (packages/contracts), which
  * the servers in front read too.
@@ -89,6 +90,7 @@ export function prerenderHome(): Plugin {
       emit(WEB_APP_PAGES.profileSignedIn, withRoot(inlined, renderProfileFrame('/profile')));
       // Any code: the frame is the same for every link.
       emit(WEB_APP_PAGES.linkSignedIn, withRoot(inlined, renderProfileFrame('/profile/code')));
+      emit(WEB_APP_PAGES.settingsSignedIn, withRoot(inlined, renderProfileFrame('/settings')));
       emit(WEB_APP_PAGES.app, html);
     },
   };

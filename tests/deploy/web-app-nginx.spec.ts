@@ -96,8 +96,8 @@ describe("the web app's nginx (frontend/nginx.conf)", () => {
     expect(page(WEB_APP_PAGES.homeSignedIn)).toContain('data-shell="signed-in"');
   });
 
-  it('answers the profile pages with their frame for a signed-in visitor, the empty page for anyone else', async () => {
-    for (const pagePath of ['/profile', '/profile/abc1234']) {
+  it('answers the profile and settings pages with their frame for a signed-in visitor, the empty page for anyone else', async () => {
+    for (const pagePath of ['/profile', '/profile/abc1234', '/settings']) {
       for (const signedIn of [false, true]) {
         const response = await fetch(`${origin}${pagePath}?ref=mail`, {
           headers: signedIn ? { cookie: 'other=1; loggedIn=true' } : {},
@@ -110,14 +110,25 @@ describe("the web app's nginx (frontend/nginx.conf)", () => {
     }
     expect(webAppPage('/profile', true)).toBe(WEB_APP_PAGES.profileSignedIn);
     expect(webAppPage('/profile/abc1234', true)).toBe(WEB_APP_PAGES.linkSignedIn);
-    for (const frame of [WEB_APP_PAGES.profileSignedIn, WEB_APP_PAGES.linkSignedIn]) {
+    expect(webAppPage('/settings', true)).toBe(WEB_APP_PAGES.settingsSignedIn);
+    for (const frame of [
+      WEB_APP_PAGES.profileSignedIn,
+      WEB_APP_PAGES.linkSignedIn,
+      WEB_APP_PAGES.settingsSignedIn,
+    ]) {
       expect(page(frame)).toContain('aria-label="Profile"');
       expect(page(frame)).toContain('Loading....');
     }
   });
 
   it("answers every other page path with the app's empty page, and files as themselves", async () => {
-    for (const pagePath of ['/tc', '/no/such/page', '/profile/abc1234/more', '/profile/']) {
+    for (const pagePath of [
+      '/tc',
+      '/no/such/page',
+      '/profile/abc1234/more',
+      '/profile/',
+      '/settings/keys',
+    ]) {
       for (const headers of [{}, { cookie: 'loggedIn=true' }] as Array<Record<string, string>>) {
         const response = await fetch(`${origin}${pagePath}`, { headers });
         expect(response.status).toBe(200);

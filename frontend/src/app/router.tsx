@@ -17,6 +17,7 @@ const LinkDetailRoute = lazyPage(
   },
   { tall: true },
 );
+const SettingsRoute = lazyPage(async () => (await import('./routes/settings')).SettingsRoute);
 const TermsRoute = lazyPage(async () => (await import('./routes/terms')).TermsRoute);
 const PrivacyPolicyRoute = lazyPage(
   async () => (await import('./routes/privacy-policy')).PrivacyPolicyRoute,
@@ -26,9 +27,14 @@ const NotFoundRoute = lazyPage(async () => (await import('./routes/not-found')).
 /** Fetches every page's chunk, so that none waits for it when shown. */
 export async function preloadPages(): Promise<void> {
   await Promise.all(
-    [ProfileRoute, LinkDetailRoute, TermsRoute, PrivacyPolicyRoute, NotFoundRoute].map((page) =>
-      page.preload(),
-    ),
+    [
+      ProfileRoute,
+      LinkDetailRoute,
+      SettingsRoute,
+      TermsRoute,
+      PrivacyPolicyRoute,
+      NotFoundRoute,
+    ].map((page) => page.preload()),
   );
 }
 
@@ -49,6 +55,7 @@ export const routes: RouteObject[] = [
       { index: true, element: <HomeRoute /> },
       { path: 'profile', element: <ProfileRoute /> },
       { path: 'profile/:id', element: <LinkDetailRoute /> },
+      { path: 'settings', element: <SettingsRoute /> },
       { path: 'tc', element: <TermsRoute /> },
       { path: 'privacy_policy', element: <PrivacyPolicyRoute /> },
       { path: '*', element: <NotFoundRoute /> },

@@ -52,12 +52,12 @@ describe('cached userData', () => {
   it('keeps the cursor of the next page beside the user data, and through a removal', () => {
     const user = aUser({ urls: [aLink({ urlID: 'keep123' }), aLink({ urlID: 'drop123' })] });
     writeCachedUser(user, 'next-page');
-    expect(readCachedUserPage()).toEqual({ user, nextCursor: 'next-page' });
+    expect(readCachedUserPage()).toEqual({ user, nextCursor: 'next-page', total: null });
     removeLinkFromCachedUser('drop123');
     expect(readCachedUserPage()?.nextCursor).toBe('next-page');
     // SPEC's shape alone (no cursor): nothing follows.
     localStorage.setItem('userData', JSON.stringify(user));
-    expect(readCachedUserPage()).toEqual({ user, nextCursor: null });
+    expect(readCachedUserPage()).toEqual({ user, nextCursor: null, total: null });
     localStorage.setItem('userData', JSON.stringify({ ...user, nextCursor: 'has space' }));
     expect(readCachedUserPage()).toBeNull();
   });

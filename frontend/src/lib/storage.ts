@@ -33,24 +33,27 @@ export function forgetSignIn(): void {
 
 /**
  * The cached userData is SPEC's user data (its first page of links), with the cursor of the
- * next page beside its fields when more follow. One with more links than a page was written
- * before the list was paged (every link of the user): it reads as not cached, so the page
- * never holds a long list it did not ask for.
+ * next page beside its fields when more follow, and how many links the user has in all when
+ * the server said. One with more links than a page was written before the list was paged
+ * (every link of the user): it reads as not cached, so the page never holds a long list it
+ * did not ask for.
  */
 const cachedUserSchema: Schema<CachedUser> = {
   safeParse(value) {
     const parsed = userDataSchema.safeParse(value);
     if (!parsed.success || parsed.data.urls.length > LINKS_PAGE_SIZE) return { success: false };
-    const { nextCursor = null } = value as { nextCursor?: unknown };
+    const { nextCursor = null, total = null } = value as { nextCursor?: unknown; total?: unknown };
     if (nextCursor !== null && !isCursor(nextCursor)) return { success: false };
-    return { success: true, data: { user: parsed.data, nextCursor } };
+    if (total !== null && !isCount(total)) return { success: false };
+    return { success: true, data: { user: parsed.data, nextCursor, total } };
   },
 };
 
-/** userData as cached, and where the list's next page starts (null when nothing follows). */
+/** userData as cached, where the list's next page starts (null when nothing follows), and how many links there are (null when not known). */
 export interface CachedUser {
   user: UserData;
   nextCursor: string | null;
+  total: number | null;
 }
 
 export function readCachedUser(): UserData | null {
@@ -61,8 +64,16 @@ export function readCachedUserPage(): CachedUser | null {
   return readJson(STORAGE_KEYS.userData, cachedUserSchema);
 }
 
-export function writeCachedUser(user: UserData, nextCursor: string | null = null): void {
-  writeJson(STORAGE_KEYS.userData, nextCursor === null ? user : { ...user, nextCursor });
+export function writeCachedUser(
+  user: UserData,
+  nextCursor: string | null = null,
+  total: number | null = null,
+): void {
+  writeJson(STORAGE_KEYS.userData, {
+    ...user,
+    ...(nextCursor === null ? {} : { nextCursor }),
+    ...(total === null ? {} : { total }),
+  });
 }
 
 export function clearCachedUser(): void {
@@ -72,8 +83,15 @@ export function clearCachedUser(): void {
 export function removeLinkFromCachedUser(urlID: string): void {
   const cached = readCachedUserPage();
   if (!cached) return;
-  const { user, nextCursor } = cached;
-  writeCachedUser({ ...user, urls: user.urls.filter((link) => link.urlID !== urlID) }, nextCursor);
+  const { user, nextCursor, total } = cached;
+  const urls = user.urls.filter((link) => link.urlID !== urlID);
+  const gone = urls.length < user.urls.length;
+  writeCachedUser({ ...user, urls }, nextCursor, total !== null && gone ? total - 1 : total);
+}
+
+/** How many links there are, counted as the server counts them. */
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
 function isCursor(value: unknown): value is string {
@@ -91,8 +109,16 @@ export function withLink(urls: readonly ShortLink[], link: ShortLink): ShortLink
 }
 
 export function putLinkInCachedUser(link: ShortLink): void {
-  const user = readCachedUser();
-  if (user) writeCachedUser({ ...user, urls: withLink(user.urls, link) });
+  const cached = readCachedUserPage();
+  if (!cached) return;
+  const { user, nextCursor, total } = cached;
+  // A link back from a delete counts again; an edited one was counted already.
+  const back = !user.urls.some((known) => known.urlID === link.urlID);
+  writeCachedUser(
+    { ...user, urls: withLink(user.urls, link) },
+    nextCursor,
+    total !== null && back ? total + 1 : total,
+  );
 }
 
 /** The visits shown for a link, and where the next page starts (null on the last one). */

@@ -1,8 +1,9 @@
 /**
  * The HTML files of the built web app (frontend/dist) that the servers in front of it choose
  * among, by the page's path and the `loggedIn` cookie (webAppPage): the home page prerendered
- * for a signed-out visitor and for a signed-in one; the frame of the profile pages (top bar,
- * 'Loading....', footer) for a signed-in visitor, so that they paint before their script; and
+ * for a signed-out visitor and for a signed-in one; the frame of the profile and settings pages
+ * (top bar, 'Loading....', footer) for a signed-in visitor, so that they paint before their
+ * script; and
  * the app's empty page for every other page path, which the page's router fills in. The
  * build writes them (frontend/vite/prerender-home.ts); the gateway (FrontendMiddleware) and
  * the web app's own nginx (frontend/nginx.conf) serve them.
@@ -12,6 +13,7 @@ export const WEB_APP_PAGES = {
   homeSignedIn: 'index.signed-in.html',
   profileSignedIn: 'profile.signed-in.html',
   linkSignedIn: 'link.signed-in.html',
+  settingsSignedIn: 'settings.signed-in.html',
   app: 'app.html',
 } as const;
 
@@ -26,6 +28,7 @@ export function webAppPage(
   if (path === '/') return signedIn ? WEB_APP_PAGES.homeSignedIn : WEB_APP_PAGES.home;
   if (signedIn && path === '/profile') return WEB_APP_PAGES.profileSignedIn;
   if (signedIn && LINK_PAGE.test(path)) return WEB_APP_PAGES.linkSignedIn;
+  if (signedIn && path === '/settings') return WEB_APP_PAGES.settingsSignedIn;
   return WEB_APP_PAGES.app;
 }
 

@@ -1,4 +1,9 @@
-import { NEXT_CURSOR_HEADER, type ShortLink, type UserData } from '@shortener/contracts/web';
+import {
+  NEXT_CURSOR_HEADER,
+  TOTAL_COUNT_HEADER,
+  type ShortLink,
+  type UserData,
+} from '@shortener/contracts/web';
 import {
   createContext,
   startTransition,
@@ -23,6 +28,7 @@ import {
   withLink,
   writeCachedUser,
 } from '../../lib/storage';
+import { countOf } from '../../lib/count-header';
 import { useHydrated } from '../../lib/hydration';
 import { getUser } from './api/get-user';
 
@@ -37,6 +43,8 @@ interface SessionState {
   more: ShortLink[];
   /** Where the page after the last one shown starts; null when nothing follows. */
   nextCursor: string | null;
+  /** How many links the user has in all, as the server last said; null when not known. */
+  total: number | null;
   status: UserStatus;
   error: string | null;
   /** The last known profile picture: the top bar keeps it while userData is refetched. */
@@ -77,17 +85,19 @@ const SIGNED_OUT: SessionState = {
   user: null,
   more: [],
   nextCursor: null,
+  total: null,
   status: 'idle',
   error: null,
   picture: null,
 };
 
-function ready(user: UserData, nextCursor: string | null): SessionState {
+function ready(user: UserData, nextCursor: string | null, total: number | null): SessionState {
   return {
     signedIn: true,
     user,
     more: [],
     nextCursor,
+    total,
     status: 'ready',
     error: null,
     picture: user.profilePicture || null,
@@ -97,7 +107,9 @@ function ready(user: UserData, nextCursor: string | null): SessionState {
 function initialState(): SessionState {
   if (!isSignedIn()) return SIGNED_OUT;
   const cached = readCachedUserPage();
-  return cached ? ready(cached.user, cached.nextCursor) : { ...SIGNED_OUT, signedIn: true };
+  return cached
+    ? ready(cached.user, cached.nextCursor, cached.total)
+    : { ...SIGNED_OUT, signedIn: true };
 }
 
 export function SessionProvider({
@@ -138,7 +150,7 @@ export function SessionProvider({
         setState((current) =>
           current.user && current.more.length > 0
             ? { ...current, status: 'ready', error: null }
-            : ready(cached.user, cached.nextCursor),
+            : ready(cached.user, cached.nextCursor, cached.total),
         );
         return Promise.resolve();
       }
@@ -151,10 +163,11 @@ export function SessionProvider({
           if (asked !== generation.current) return;
           if (result.ok) {
             const nextCursor = result.headers.get(NEXT_CURSOR_HEADER) || null;
-            writeCachedUser(result.data, nextCursor);
+            const total = countOf(result.headers.get(TOTAL_COUNT_HEADER));
+            writeCachedUser(result.data, nextCursor, total);
             // The user's list (or a page of it) to draw: in slices, so the page keeps
             // answering meanwhile.
-            startTransition(() => setState(ready(result.data, nextCursor)));
+            startTransition(() => setState(ready(result.data, nextCursor, total)));
           } else if (result.signedOut) {
             signOut();
           } else {
@@ -179,6 +192,7 @@ export function SessionProvider({
       user: null,
       more: [],
       nextCursor: null,
+      total: null,
       status: 'idle',
       error: null,
     }));
@@ -191,18 +205,18 @@ export function SessionProvider({
     inFlight.current = null;
     clearCachedVisitors(urlID);
     removeLinkFromCachedUser(urlID);
-    setState((current) =>
-      current.user
-        ? {
-            ...current,
-            user: {
-              ...current.user,
-              urls: current.user.urls.filter((link) => link.urlID !== urlID),
-            },
-            more: current.more.filter((link) => link.urlID !== urlID),
-          }
-        : current,
-    );
+    setState((current) => {
+      if (!current.user) return current;
+      const urls = current.user.urls.filter((link) => link.urlID !== urlID);
+      const more = current.more.filter((link) => link.urlID !== urlID);
+      const gone = urls.length + more.length < current.user.urls.length + current.more.length;
+      return {
+        ...current,
+        user: { ...current.user, urls },
+        more,
+        total: current.total !== null && gone ? current.total - 1 : current.total,
+      };
+    });
   }, []);
 
   const putLink = useCallback((link: ShortLink) => {
@@ -218,7 +232,13 @@ export function SessionProvider({
           more: current.more.map((known) => (known.urlID === link.urlID ? link : known)),
         };
       }
-      return { ...current, user: { ...current.user, urls: withLink(current.user.urls, link) } };
+      // A link back from a delete counts again; an edited one was counted already.
+      const back = !current.user.urls.some((known) => known.urlID === link.urlID);
+      return {
+        ...current,
+        user: { ...current.user, urls: withLink(current.user.urls, link) },
+        total: current.total !== null && back ? current.total + 1 : current.total,
+      };
     });
     putLinkInCachedUser(link);
   }, []);

@@ -28,6 +28,7 @@ describe('isFrontendPath', () => {
     '/',
     '/profile',
     '/profile/abc1234',
+    '/settings',
     '/tc',
     '/privacy_policy',
     '/assets/x.js',
@@ -99,6 +100,7 @@ describe('FrontendMiddleware', () => {
     writeFileSync(path.join(dir, 'app.html'), '<div id="root"></div>');
     writeFileSync(path.join(dir, 'profile.signed-in.html'), '<div id="root">list frame</div>');
     writeFileSync(path.join(dir, 'link.signed-in.html'), '<div id="root">link frame</div>');
+    writeFileSync(path.join(dir, 'settings.signed-in.html'), '<div id="root">settings frame</div>');
     writeFileSync(path.join(dir, 'assets', 'app-1234.js'), 'console.log(1)');
     const { url, server } = await serve(dir);
     servers.push(server);
@@ -109,13 +111,16 @@ describe('FrontendMiddleware', () => {
     expect(page.headers.get('cache-control')).toBe('no-cache');
     expect(page.headers.get('vary') ?? '').not.toMatch(/\bCookie\b/);
 
-    // The profile pages: their frame for a signed-in visitor, the empty page for anyone else.
+    // The profile and settings pages: their frame for a signed-in visitor, the empty page for
+    // anyone else.
     for (const [pagePath, cookie, body] of [
       ['/profile', undefined, '<div id="root"></div>'],
       ['/profile', 'loggedIn=true', '<div id="root">list frame</div>'],
       ['/profile/abc1234', 'loggedIn=false', '<div id="root"></div>'],
       ['/profile/abc1234', 'theme=x; loggedIn=true', '<div id="root">link frame</div>'],
       ['/profile/abc1234/more', 'loggedIn=true', '<div id="root"></div>'],
+      ['/settings', undefined, '<div id="root"></div>'],
+      ['/settings', 'loggedIn=true', '<div id="root">settings frame</div>'],
     ] as const) {
       const profile = await fetch(`${url}${pagePath}`, { headers: cookie ? { cookie } : {} });
       expect([pagePath, cookie, await profile.text()]).toEqual([pagePath, cookie, body]);

@@ -2,9 +2,9 @@ import type { ApiKey } from '@shortener/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
-import { renderWithSession } from '../../../test/render';
-import { ApiKeysSection } from './api-keys-section';
+import { renderApp } from '../../../test/render';
 
 const KEY = `shk_AbCdE12345_${'s'.repeat(40)}`;
 
@@ -19,14 +19,16 @@ function aKey(overrides: Partial<ApiKey> = {}): ApiKey {
   };
 }
 
-function setup(handler: Parameters<typeof mockFetch>[0]) {
+/** The settings page, signed in with userData cached. */
+function setup(handler: Parameters<typeof mockFetch>[0], path = '/settings') {
   signIn();
+  localStorage.setItem('userData', JSON.stringify(aUser()));
   const user = userEvent.setup();
   const writeText = vi.fn(() => Promise.resolve());
   Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
   const fetchMock = mockFetch(handler);
-  renderWithSession(<ApiKeysSection />, '/profile');
-  return { user, fetchMock, writeText };
+  const { router } = renderApp(path);
+  return { user, fetchMock, writeText, router };
 }
 
 /** The section's calls (the session's own /api/user aside). */
@@ -36,11 +38,25 @@ const calls = (fetchMock: ReturnType<typeof mockFetch>) =>
     .filter((call) => call.includes(' /api/keys'));
 
 describe('the API keys section', () => {
-  it('asks for nothing until opened, then lists the keys with their dates', async () => {
-    const used = aKey({ id: 'Used123456', name: 'Cron', lastUsedAt: Date.now() });
-    const { user, fetchMock } = setup(() => jsonResponse(200, [aKey(), used]));
+  it('is a page of its own, linked from the list, which asks for no keys', async () => {
+    const { user, fetchMock, router } = setup(() => jsonResponse(200, [aKey()]), '/profile');
+    await screen.findByRole('heading', { level: 1, name: "Ada Lovelace's URLs" });
+    expect(screen.queryByRole('region', { name: 'API keys' })).toBeNull();
     expect(calls(fetchMock)).toEqual([]);
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
+
+    await user.click(screen.getByRole('link', { name: 'API keys' }));
+    expect(router.location.pathname).toBe('/settings');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeTruthy();
+    const section = screen.getByRole('region', { name: 'API keys' });
+    expect(await within(section).findByText('Deploy script')).toBeTruthy();
+    expect(document.title).toMatch(/^Settings · /);
+    await user.click(screen.getByRole('link', { name: 'Your links' }));
+    expect(router.location.pathname).toBe('/profile');
+  });
+
+  it('lists the keys with their dates', async () => {
+    const used = aKey({ id: 'Used123456', name: 'Cron', lastUsedAt: Date.now() });
+    const { fetchMock } = setup(() => jsonResponse(200, [aKey(), used]));
     const list = await screen.findByRole('list', { name: 'Your API keys' });
     const [first, second] = within(list).getAllByRole('listitem');
     expect(first?.textContent).toContain('Deploy script');
@@ -60,7 +76,6 @@ describe('the API keys section', () => {
         ? jsonResponse(201, { ...aKey({ scopes: ['links:write', 'stats:read'] }), key: KEY })
         : jsonResponse(200, []),
     );
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     await screen.findByText('No API keys yet.');
     await user.type(screen.getByLabelText('Name'), '  Deploy script ');
     await user.click(screen.getByRole('checkbox', { name: /stats:read/ }));
@@ -90,7 +105,6 @@ describe('the API keys section', () => {
           })
         : jsonResponse(200, []),
     );
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     await user.type(screen.getByLabelText('Name'), 'One more');
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect((await screen.findByRole('alert')).textContent).toContain(
@@ -103,7 +117,6 @@ describe('the API keys section', () => {
     const { user, fetchMock } = setup((url) =>
       url.endsWith('/revoke') ? new Response(null, { status: 204 }) : jsonResponse(200, [aKey()]),
     );
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     await user.click(await screen.findByRole('button', { name: 'Revoke' }));
     // Nothing is revoked yet: the row asks first.
     expect(calls(fetchMock)).toEqual(['GET /api/keys']);
@@ -116,7 +129,6 @@ describe('the API keys section', () => {
 
   it('keeps the key when the confirmation is cancelled (Cancel or Escape)', async () => {
     const { user, fetchMock } = setup(() => jsonResponse(200, [aKey()]));
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     await user.click(await screen.findByRole('button', { name: 'Revoke' }));
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     // Back where it was, the focus on the Revoke button.
@@ -131,7 +143,6 @@ describe('the API keys section', () => {
 
   it('says why "Create key" is disabled: no name, then no scope', async () => {
     const { user } = setup(() => jsonResponse(200, []));
-    await user.click(screen.getByRole('button', { name: 'Show API keys' }));
     const create = screen.getByRole('button', { name: 'Create key' });
     expect(create).toHaveProperty('disabled', true);
     expect(screen.getByText('Give the key a name.')).toBeTruthy();

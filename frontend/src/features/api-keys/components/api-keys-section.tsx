@@ -18,39 +18,23 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../api/api-keys';
 import './api-keys-section.css';
 
 /**
- * The profile page's API keys: make one (a name, its scopes), see it whole once and copy it,
- * list the others with their dates, revoke one. Closed until asked for: the profile page
- * makes no request of its own beyond SPEC's (none while userData is cached).
+ * The settings page's API keys: make one (a name, its scopes), see it whole once and copy it,
+ * list the others with their dates, revoke one.
  */
 export function ApiKeysSection() {
-  const [open, setOpen] = useState(false);
-  const contentId = useId();
   return (
     <section className="api-keys card" aria-labelledby="api-keys-heading">
-      <div className="api-keys__header">
-        <h2 id="api-keys-heading" className="api-keys__title">
-          API keys
-        </h2>
-        <button
-          type="button"
-          className="button button--secondary"
-          aria-expanded={open}
-          aria-controls={contentId}
-          onClick={() => setOpen((shown) => !shown)}
-        >
-          {open ? 'Hide API keys' : 'Show API keys'}
-        </button>
-      </div>
+      <h2 id="api-keys-heading" className="api-keys__title">
+        API keys
+      </h2>
       <p className="api-keys__intro">
         Let a script shorten links or read stats for you: it sends{' '}
         <code>Authorization: Bearer &lt;key&gt;</code> (see the{' '}
         <a href="/api/docs/">API description</a>). A key can never manage keys or your account.
       </p>
-      {open && (
-        <div id={contentId} className="api-keys__content">
-          <ApiKeysManager />
-        </div>
-      )}
+      <div className="api-keys__content">
+        <ApiKeysManager />
+      </div>
     </section>
   );
 }

@@ -1,23 +1,34 @@
-import { linksResponseSchema, NEXT_CURSOR_HEADER, type ShortLink } from '@shortener/contracts/web';
+import {
+  linksResponseSchema,
+  NEXT_CURSOR_HEADER,
+  TOTAL_COUNT_HEADER,
+  type LinksSort,
+  type ShortLink,
+} from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
+import { countOf } from '../../../lib/count-header';
 
 export interface LinksPage {
-  /** Newest first. */
+  /** In the order asked for (newest first unless told). */
   links: ShortLink[];
   /** Where the next page starts, or null on the last page. */
   nextCursor: string | null;
+  /** How many links the listing holds in all; null when the server did not say. */
+  total: number | null;
 }
 
 /**
- * GET /api/links[?cursor=...][&q=...]: one page of the user's links, those containing `q`
- * when given. 400 and 401 show the server's message, anything else 'Server error'.
+ * GET /api/links[?cursor=...][&q=...][&sort=...]: one page of the user's links, those
+ * containing `q` when given, in the order `sort` names (newest first by default). 400 and 401
+ * show the server's message, anything else 'Server error'.
  */
 export async function listLinks(
-  options: { cursor?: string | null; q?: string } = {},
+  options: { cursor?: string | null; q?: string; sort?: LinksSort } = {},
 ): Promise<ApiResult<LinksPage>> {
   const query = new URLSearchParams();
   if (options.cursor) query.set('cursor', options.cursor);
   if (options.q) query.set('q', options.q);
+  if (options.sort && options.sort !== 'newest') query.set('sort', options.sort);
   const search = query.toString();
   const result = await apiRequest(
     'GET',
@@ -28,6 +39,10 @@ export async function listLinks(
   if (!result.ok) return result;
   return {
     ...result,
-    data: { links: result.data, nextCursor: result.headers.get(NEXT_CURSOR_HEADER) || null },
+    data: {
+      links: result.data,
+      nextCursor: result.headers.get(NEXT_CURSOR_HEADER) || null,
+      total: countOf(result.headers.get(TOTAL_COUNT_HEADER)),
+    },
   };
 }

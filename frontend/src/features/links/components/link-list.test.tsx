@@ -53,6 +53,34 @@ describe('Profile: the list of links', () => {
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
+  it("copies each row's short link with its Copy button, the short link readable on the row, without opening it", async () => {
+    const user = userEvent.setup();
+    const writeText = vi.fn(() => Promise.resolve());
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    cacheUser(
+      aUser({
+        urls: [
+          aLink({ urlID: 'first12', originalUrl: 'https://one.example' }),
+          aLink({ urlID: 'second1', originalUrl: 'https://two.example' }),
+        ],
+      }),
+    );
+    const { router } = renderApp('/profile');
+    const [, second] = items();
+    const row = within(second as HTMLElement);
+    expect(row.getByText(`${window.location.host}/r/second1`)).toBeTruthy();
+
+    const copy = row.getByRole('button', { name: 'Copy short link' });
+    await user.click(copy);
+    expect(writeText).toHaveBeenCalledWith(`${window.location.origin}/r/second1`);
+    expect(copy.textContent).toBe('Copied');
+    expect(router.location.pathname).toBe('/profile');
+    expect(
+      within(items()[0] as HTMLElement).getByRole('button', { name: 'Copy short link' })
+        .textContent,
+    ).toBe('Copy');
+  });
+
   it('counts down every second', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
     try {
@@ -234,6 +262,77 @@ describe('Profile: the list of links', () => {
       // Only the first page is cached: the pages after it stay in memory.
       expect(localStorage.getItem('userData')).not.toContain('p000004');
       expect(localStorage.getItem('userData')).toContain('after-3');
+      expect(fetchMock).toHaveBeenCalledTimes(3);
+    });
+
+    it('says how many links there are in all (X-Total-Count), and one fewer after a delete', async () => {
+      const user = userEvent.setup();
+      signIn();
+      let deleted = false;
+      mockFetch((url, init) => {
+        if (url === '/api/user') {
+          const urls = page(1, 3).filter((link) => !deleted || link.urlID !== 'p000002');
+          return jsonResponse(200, aUser({ urls }), {
+            'X-Next-Cursor': 'after-3',
+            'X-Total-Count': deleted ? '301' : '302',
+          });
+        }
+        if (init.method === 'POST' && url === '/api/delete/p000002') {
+          deleted = true;
+          return jsonResponse(200, { loggedIn: true });
+        }
+        return jsonResponse(500, {});
+      });
+      renderApp('/profile');
+      expect(await screen.findByText('302 links')).toBeTruthy();
+      // Cached with userData: the same count on the next visit without a request.
+      expect(JSON.parse(localStorage.getItem('userData') ?? '{}')).toMatchObject({ total: 302 });
+
+      await user.click(within(items()[1] as HTMLElement).getByRole('button', { name: 'Delete' }));
+      expect(await screen.findByText('301 links')).toBeTruthy();
+      expect(JSON.parse(localStorage.getItem('userData') ?? '{}')).toMatchObject({ total: 301 });
+    });
+
+    it('lists the soonest to expire or the most visited first from the server, page by page, and newest first again', async () => {
+      const user = userEvent.setup();
+      cacheUser(aUser({ urls: page(1, 2) }));
+      const fetchMock = mockFetch((url) => {
+        if (url === '/api/links?sort=expiring') {
+          return jsonResponse(200, page(90, 1), {
+            'X-Next-Cursor': 'soon-2',
+            'X-Total-Count': '2',
+          });
+        }
+        if (url === '/api/links?cursor=soon-2&sort=expiring') {
+          return jsonResponse(200, page(91, 1), { 'X-Total-Count': '2' });
+        }
+        if (url === '/api/links?sort=visits') {
+          return jsonResponse(200, page(95, 1), { 'X-Total-Count': '2' });
+        }
+        return jsonResponse(500, {});
+      });
+      renderApp('/profile');
+      expect(items()).toHaveLength(2);
+
+      await user.selectOptions(screen.getByRole('combobox', { name: 'Sort by' }), 'Expiring soon');
+      expect(await screen.findByText(wholeText('https://site.example/90'))).toBeTruthy();
+      expect(items()).toHaveLength(1);
+      expect(screen.getByText('2 links')).toBeTruthy();
+      await user.click(screen.getByRole('button', { name: 'Load more' }));
+      expect(await screen.findByText(wholeText('https://site.example/91'))).toBeTruthy();
+      expect(items()).toHaveLength(2);
+      expect(fetchMock.mock.calls.map(([url]) => url)).toEqual([
+        '/api/links?sort=expiring',
+        '/api/links?cursor=soon-2&sort=expiring',
+      ]);
+
+      await user.selectOptions(screen.getByRole('combobox', { name: 'Sort by' }), 'Most visited');
+      expect(await screen.findByText(wholeText('https://site.example/95'))).toBeTruthy();
+      expect(fetchMock).toHaveBeenLastCalledWith('/api/links?sort=visits', expect.anything());
+
+      // Newest first is the cached first page again: nothing more to ask.
+      await user.selectOptions(screen.getByRole('combobox', { name: 'Sort by' }), 'Newest');
+      expect(await screen.findByText(wholeText('https://site.example/1'))).toBeTruthy();
       expect(fetchMock).toHaveBeenCalledTimes(3);
     });
 

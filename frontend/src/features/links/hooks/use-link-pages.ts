@@ -1,4 +1,4 @@
-import type { ShortLink } from '@shortener/contracts/web';
+import type { LinksSort, ShortLink } from '@shortener/contracts/web';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSession } from '../../auth';
 import { listLinks } from '../api/list-links';
@@ -39,9 +39,13 @@ export function useMoreLinks(): MoreLinks {
 export interface LinkSearch {
   /** The search as typed and trimmed; '' when there is none. */
   query: string;
-  /** The links found for `query`, once its answer is in; null while it is on its way. */
+  /** Whether this listing is shown instead of the session's (a search, or another order). */
+  active: boolean;
+  /** The links found, once their answer is in; null while it is on its way. */
   links: ShortLink[] | null;
   nextCursor: string | null;
+  /** How many links the listing holds in all; null when not known. */
+  total: number | null;
   loadingMore: boolean;
   error: string | null;
   loadMore: () => Promise<void>;
@@ -50,53 +54,62 @@ export interface LinkSearch {
 }
 
 interface Found {
-  query: string;
+  key: string;
   links: ShortLink[];
   nextCursor: string | null;
+  total: number | null;
 }
 
 /**
- * The profile's search: GET /api/links?q= once typing has paused for SEARCH_DEBOUNCE_MS,
- * only the latest search's answer shown, its pages loaded one at a time ("Load more").
+ * The profile's search and orders: GET /api/links?q=&sort= once typing has paused for
+ * SEARCH_DEBOUNCE_MS (an order at once), only the latest listing's answer shown, its pages
+ * loaded one at a time ("Load more"). The newest-first listing without a search is the
+ * session's (userData), so this one stays idle for it.
  */
-export function useLinkSearch(typed: string): LinkSearch {
+export function useLinkSearch(typed: string, sort: LinksSort = 'newest'): LinkSearch {
   const { signOut } = useSession();
   const query = typed.trim();
+  const active = query !== '' || sort !== 'newest';
+  const key = `${sort} ${query}`;
   const [found, setFound] = useState<Found | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const latest = useRef(query);
-  latest.current = query;
+  const latest = useRef(key);
+  latest.current = key;
+  const typedBefore = useRef(query);
 
   useEffect(() => {
     setError(null);
-    if (query === '') return;
+    if (!active) return;
     let current = true;
+    // Typing waits for a pause; a new order is asked for at once.
+    const delay = typedBefore.current !== query ? SEARCH_DEBOUNCE_MS : 0;
+    typedBefore.current = query;
     const timer = setTimeout(() => {
-      void listLinks({ q: query }).then((result) => {
+      void listLinks({ q: query, sort }).then((result) => {
         if (!current) return;
-        if (result.ok) setFound({ query, ...result.data });
+        if (result.ok) setFound({ key, ...result.data });
         else if (result.signedOut) signOut();
         else setError(result.message);
       });
-    }, SEARCH_DEBOUNCE_MS);
+    }, delay);
     return () => {
       current = false;
       clearTimeout(timer);
     };
-  }, [query, signOut]);
+  }, [active, key, query, sort, signOut]);
 
-  const shown = found && found.query === query ? found : null;
+  const shown = found && found.key === key ? found : null;
 
   const loadMore = useCallback(async () => {
     if (!shown?.nextCursor || loadingMore) return;
     setLoadingMore(true);
-    const result = await listLinks({ q: shown.query, cursor: shown.nextCursor });
+    const result = await listLinks({ q: query, sort, cursor: shown.nextCursor });
     setLoadingMore(false);
-    if (latest.current !== shown.query) return;
+    if (latest.current !== shown.key) return;
     if (result.ok) {
       setFound((before) =>
-        before && before.query === shown.query && before.nextCursor === shown.nextCursor
+        before && before.key === shown.key && before.nextCursor === shown.nextCursor
           ? {
               ...before,
               links: [
@@ -106,25 +119,35 @@ export function useLinkSearch(typed: string): LinkSearch {
                 ),
               ],
               nextCursor: result.data.nextCursor,
+              total: result.data.total ?? before.total,
             }
           : before,
       );
     } else if (result.signedOut) signOut();
     else setError(result.message);
-  }, [shown, loadingMore, signOut]);
+  }, [shown, loadingMore, query, sort, signOut]);
 
   const forget = useCallback((urlID: string) => {
-    setFound((before) =>
-      before ? { ...before, links: before.links.filter((link) => link.urlID !== urlID) } : before,
-    );
+    setFound((before) => {
+      if (!before) return before;
+      const links = before.links.filter((link) => link.urlID !== urlID);
+      const gone = links.length < before.links.length;
+      return {
+        ...before,
+        links,
+        total: before.total !== null && gone ? before.total - 1 : before.total,
+      };
+    });
   }, []);
 
   return {
     query,
+    active,
     links: shown?.links ?? null,
     nextCursor: shown?.nextCursor ?? null,
+    total: shown?.total ?? null,
     loadingMore,
-    error: query === '' ? null : error,
+    error: active ? error : null,
     loadMore,
     forget,
   };
