@@ -6,7 +6,10 @@
 # The web app's own image, for Kubernetes (Compose has the gateway serve it):
 #   docker build --target web-app -t shortener-frontend .
 # docker compose build passes the arguments of each service (docker-compose.yml).
-ARG NODE_VERSION=20
+# Node.js 24, the active LTS line (20 reached its end of life in April 2026): its latest
+# release when the image is built. The suite's server lanes run on it (docs/operations.md,
+# "Images").
+ARG NODE_VERSION=24
 ARG NGINX_IMAGE=nginxinc/nginx-unprivileged:stable-alpine
 
 # Every workspace's manifest, in its folder, and the lock file: npm ci checks the whole lock

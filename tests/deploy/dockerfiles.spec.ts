@@ -392,6 +392,34 @@ describe('the Dockerfile', () => {
   });
 });
 
+/**
+ * The oldest Node.js line the images may run: an LTS line still supported (Node.js 20 reached
+ * its end of life in April 2026; 24 is the active LTS line).
+ */
+const OLDEST_SUPPORTED_NODE = 24;
+
+describe('the images’ Node.js', () => {
+  const nodeStages = stages.filter((stage) => stage.base.startsWith('node:'));
+  const majors = [...new Set(nodeStages.map((stage) => /^node:(\d+)\b/.exec(stage.base)?.[1]))];
+
+  it('is one supported LTS line, 24 or later, in every stage that runs node', () => {
+    // deps, prod-deps and the service's image: what builds is what runs.
+    expect(nodeStages.length).toBeGreaterThanOrEqual(3);
+    expect(majors).toHaveLength(1);
+    const major = Number(majors[0]);
+    // Even majors become LTS; odd ones end after six months.
+    expect(major % 2).toBe(0);
+    expect(major).toBeGreaterThanOrEqual(OLDEST_SUPPORTED_NODE);
+  });
+
+  it('is one package.json’s engines allows', () => {
+    const { engines } = JSON.parse(readRepoFile('package.json')) as { engines: { node: string } };
+    const oldest = /^>=\s*(\d+)(?:\.\d+){0,2}$/.exec(engines.node);
+    expect(oldest).not.toBeNull();
+    expect(Number(majors[0])).toBeGreaterThanOrEqual(Number(oldest![1]));
+  });
+});
+
 describe('.dockerignore', () => {
   it('keeps local, installed and built files out of every build context', () => {
     const ignored = dockerIgnore();
