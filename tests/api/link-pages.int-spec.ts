@@ -313,8 +313,7 @@ describe('a user with more links than a page', () => {
 
   it('pages through every live link most visited first (ties by code), and through a search so', async () => {
     const expected = [...seeded].sort(
-      (a, b) =>
-        b.visitCount - a.visitCount || (a.urlID < b.urlID ? -1 : a.urlID > b.urlID ? 1 : 0),
+      (a, b) => b.visitCount - a.visitCount || (a.urlID < b.urlID ? -1 : a.urlID > b.urlID ? 1 : 0),
     );
     const user = await get(carol, '/api/links?sort=visits');
     expect(user.headers.get(TOTAL_COUNT_HEADER)).toBe(String(SEEDED));
@@ -349,7 +348,7 @@ describe('a user with more links than a page', () => {
       { cursor: visits },
       { cursor: visits, sort: 'expiring' },
       { cursor: newest, sort: 'visits' },
-    ]) {
+    ] as Record<string, string>[]) {
       const response = await get(carol, `/api/links?${new URLSearchParams(query).toString()}`);
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ message: LINKS_QUERY_MESSAGES.cursor });
