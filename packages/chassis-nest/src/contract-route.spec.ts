@@ -6,7 +6,7 @@ import {
   PATH_METADATA,
   ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
-import { internalApi, publicApi } from '@shortener/contracts';
+import { CURSOR_MESSAGE, internalApi, publicApi } from '@shortener/contracts';
 import { Input, nestPath, Route, type ContractEntry, type Refusal } from './contract-route';
 
 type Factory = (data: unknown, context: ExecutionContext) => unknown;
@@ -72,7 +72,7 @@ describe('a handler bound to its contract entry', () => {
       );
     }
     expect(() => input({ query: { cursor: ['a', 'b'] } })).toThrow(
-      new BadRequestException('Invalid cursor'),
+      new BadRequestException(CURSOR_MESSAGE),
     );
   });
 
