@@ -397,6 +397,14 @@ describe('on a 390 px phone', () => {
           );
         widths.set(where, [...new Set(found)]);
       }
+      // The list of links takes a wide window's width for its long URLs (issue 37); every
+      // other screen keeps the one width, and on a phone the list does too.
+      const list = widths.get('/profile') ?? [];
+      if (size.width === DESKTOP.width) {
+        expect(list).toHaveLength(1);
+        expect(list[0]).toBeGreaterThanOrEqual(1000);
+        widths.delete('/profile');
+      }
       const all = new Set([...widths.values()].flat());
       expect({ width: size.width, widths: Object.fromEntries(widths), distinct: all.size }).toEqual(
         {
@@ -405,6 +413,7 @@ describe('on a 390 px phone', () => {
           distinct: 1,
         },
       );
+      if (size.width === PHONE.width) expect(list).toEqual([...all]);
     }
     await page.setViewportSize(PHONE);
 
