@@ -1,7 +1,50 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import { startAtZero } from '@shortener/chassis';
 
 export type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
+
+/** The answers a short-link request gets once it is a GET or HEAD without a body. */
+export type ShortLinkStatus = 302 | 404 | 429 | 503;
+
+/** The one `route` of every short-link request: never the code, whatever was asked. */
+export const SHORT_LINK_ROUTE = '/r/{code}';
+
+type Observer = Histogram.Internal<'method' | 'route' | 'status'>;
+type ByStatus = Record<ShortLinkStatus, Observer>;
+
+/**
+ * Observes short-link requests in the service's `http_request_duration_seconds`: one child
+ * per method and status made at start-up (each series at 0 from then), so a request costs
+ * one `observe` on a child it finds by its status, nothing built per request.
+ */
+export function shortLinkTimer(requests: Histogram<'method' | 'route' | 'status'>) {
+  const byStatus = (method: 'GET' | 'HEAD'): ByStatus => {
+    const child = (status: ShortLinkStatus): Observer => {
+      const labels = { method, route: SHORT_LINK_ROUTE, status: String(status) };
+      requests.zero(labels);
+      return requests.labels(labels);
+    };
+    return { 302: child(302), 404: child(404), 429: child(429), 503: child(503) };
+  };
+  const get = byStatus('GET');
+  const head = byStatus('HEAD');
+  return {
+    /** A GET or HEAD of /r/{code} answered `status`; `startedAt` from performance.now(). */
+    answered(isHead: boolean, status: ShortLinkStatus, startedAt: number): void {
+      (isHead ? head : get)[status].observe((performance.now() - startedAt) / 1000);
+    },
+    /** A request /r/ refused before any lookup (405, 400): rare, labelled as it comes. */
+    refused(method: string, status: number, startedAt: number): void {
+      requests.observe(
+        { method, route: SHORT_LINK_ROUTE, status: String(status) },
+        (performance.now() - startedAt) / 1000,
+      );
+    },
+  };
+}
+
+export type ShortLinkTimer = ReturnType<typeof shortLinkTimer>;
 
 /** What an operator watches of the redirect service, on its registry. */
 export function redirectMetrics(

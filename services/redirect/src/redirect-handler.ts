@@ -6,6 +6,7 @@ import {
   type LinkResolver,
   type LiveLink,
 } from './link-resolver';
+import type { ShortLinkTimer } from './metrics';
 import type { MissBudget } from './miss-budget';
 import type { VisitQueue } from './visit-queue';
 
@@ -48,6 +49,8 @@ export interface RedirectDeps {
   queue: VisitQueue;
   clientIp: (req: IncomingMessage) => string;
   count: (outcome: 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses') => void;
+  /** Each answer's duration, in the service's request histogram. */
+  timer: ShortLinkTimer;
   onError: (error: unknown) => void;
   /**
    * Given only when tracing is on: the request's span, if sampled, which its visit carries to
@@ -62,13 +65,14 @@ export interface RedirectDeps {
  * without a visit.
  */
 export function createRedirectHandler(deps: RedirectDeps) {
-  const { resolver, misses, queue, count } = deps;
+  const { resolver, misses, queue, count, timer } = deps;
 
   // With a spool, the 302s of an event-loop turn wait until their visits are written to it
   // (one write for all of them, when the turn's I/O is done): a process killed at any point
   // has then either not answered a visit or left it on disk.
   const heldAnswers: ServerResponse[] = [];
   const heldHeaders: string[][] = [];
+  const heldSince: number[] = [];
   let answering = false;
   function answerHeld(): void {
     answering = false;
@@ -77,9 +81,11 @@ export function createRedirectHandler(deps: RedirectDeps) {
       const res = heldAnswers[i]!;
       res.writeHead(302, heldHeaders[i]);
       res.end();
+      timer.answered(false, 302, heldSince[i]!);
     }
     heldAnswers.length = 0;
     heldHeaders.length = 0;
+    heldSince.length = 0;
   }
 
   /** `client`: the visitor's address when the caller already has it. */
@@ -88,13 +94,16 @@ export function createRedirectHandler(deps: RedirectDeps) {
     res: ServerResponse,
     code: string,
     link: LiveLink,
+    startedAt: number,
     client?: string,
   ): void {
     count('redirected');
-    if (queue.spooling && req.method === 'GET') {
+    const isHead = req.method === 'HEAD';
+    if (queue.spooling && !isHead) {
       queueOne(req, code, client);
       heldAnswers.push(res);
       heldHeaders.push(link.headers as string[]);
+      heldSince.push(startedAt);
       if (!answering) {
         answering = true;
         setImmediate(answerHeld);
@@ -104,7 +113,8 @@ export function createRedirectHandler(deps: RedirectDeps) {
     // A flat list prebuilt per link: no header object a request.
     res.writeHead(302, link.headers as string[]);
     res.end();
-    if (req.method === 'GET') queueOne(req, code, client);
+    timer.answered(isHead, 302, startedAt);
+    if (!isHead) queueOne(req, code, client);
   }
 
   function queueVisit(
@@ -131,13 +141,14 @@ export function createRedirectHandler(deps: RedirectDeps) {
       ? queueVisit
       : (req, code, client) => queueVisit(req, code, client, traceOf());
 
-  function notFound(res: ServerResponse): void {
+  function notFound(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
     count('not_found');
     res.writeHead(404, { ...PAGE_HEADERS, 'content-length': NOT_FOUND_PAGE.length });
     res.end(NOT_FOUND_PAGE);
+    timer.answered(req.method === 'HEAD', 404, startedAt);
   }
 
-  function unavailable(res: ServerResponse): void {
+  function unavailable(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
     count('unavailable');
     res.writeHead(503, {
       ...PAGE_HEADERS,
@@ -145,9 +156,15 @@ export function createRedirectHandler(deps: RedirectDeps) {
       'content-length': UNAVAILABLE_PAGE.length,
     });
     res.end(UNAVAILABLE_PAGE);
+    timer.answered(req.method === 'HEAD', 503, startedAt);
   }
 
-  function tooManyMisses(res: ServerResponse, client: string): void {
+  function tooManyMisses(
+    req: IncomingMessage,
+    res: ServerResponse,
+    client: string,
+    startedAt: number,
+  ): void {
     count('too_many_misses');
     res.writeHead(429, {
       ...PAGE_HEADERS,
@@ -155,29 +172,36 @@ export function createRedirectHandler(deps: RedirectDeps) {
       'content-length': TOO_MANY_MISSES_PAGE.length,
     });
     res.end(TOO_MANY_MISSES_PAGE);
+    timer.answered(req.method === 'HEAD', 429, startedAt);
   }
 
-  return function handle(req: IncomingMessage, res: ServerResponse, code: string): void {
+  /** `startedAt`: performance.now() when the request reached the service. */
+  return function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    startedAt: number,
+  ): void {
     // Malformed codes never reach the cache or the links service.
-    if (!isShortCode(code)) return notFound(res);
+    if (!isShortCode(code)) return notFound(req, res, startedAt);
     const now = Date.now();
     const known = resolver.peek(code, now);
     if (known !== undefined) {
-      if (known && known.expiresAt > now) return redirect(req, res, code, known);
-      return notFound(res);
+      if (known && known.expiresAt > now) return redirect(req, res, code, known, startedAt);
+      return notFound(req, res, startedAt);
     }
     // The client's miss budget is spent only by lookups that reach the links service.
     const client = deps.clientIp(req);
     resolver.resolve(code, misses.for(client)).then(
       (link) => {
-        if (link === TOO_MANY_MISSES) return tooManyMisses(res, client);
+        if (link === TOO_MANY_MISSES) return tooManyMisses(req, res, client, startedAt);
         return link && link.expiresAt > Date.now()
-          ? redirect(req, res, code, link, client)
-          : notFound(res);
+          ? redirect(req, res, code, link, startedAt, client)
+          : notFound(req, res, startedAt);
       },
       (error: unknown) => {
         if (!(error instanceof LinksUnavailableError)) deps.onError(error);
-        unavailable(res);
+        unavailable(req, res, startedAt);
       },
     );
   };

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import {
   closingSteps,
   createMetrics,
@@ -21,7 +22,7 @@ import { refusedLink, type RedirectAdapters } from './adapters';
 import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 import type { RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
-import { redirectMetrics } from './metrics';
+import { redirectMetrics, shortLinkTimer } from './metrics';
 import { MissBudget } from './miss-budget';
 import { createRedirectHandler } from './redirect-handler';
 import { VisitQueue } from './visit-queue';
@@ -49,7 +50,7 @@ export async function startRedirect({
   hosted,
 }: StartOptions<RedirectConfig, RedirectAdapters>): Promise<RunningService> {
   const proxies = trustedProxies(config.TRUSTED_PROXIES);
-  const { registry } = createMetrics('redirect');
+  const { registry, httpRequests } = createMetrics('redirect');
 
   const cache = adapters.linkCache.value;
   const resolver = new LinkResolver(
@@ -103,11 +104,13 @@ export async function startRedirect({
     ...(spooled ? { spool: spooled } : {}),
   });
 
+  const timer = shortLinkTimer(httpRequests);
   const redirectDeps = {
     resolver,
     misses,
     queue: visits,
     count: metrics.outcome,
+    timer,
     onError: (error: unknown) => logger.error({ err: error }, 'redirect failed'),
     // Tracing on: each visit carries its request's span to Kafka (the store span links to it).
     ...(tracingEnabled() ? { traceOf: sampledSpan } : {}),
@@ -140,9 +143,12 @@ export async function startRedirect({
     url: string,
   ): boolean {
     if (!url.startsWith('/r/')) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const startedAt = performance.now();
+    const method = req.method ?? '';
+    if (method !== 'GET' && method !== 'HEAD') {
       res.writeHead(405, METHOD_NOT_ALLOWED);
       res.end('Method not allowed');
+      timer.refused(method, 405, startedAt);
       return true;
     }
     // A body is never read here: left on a kept-alive connection, a length sent without it
@@ -151,10 +157,11 @@ export async function startRedirect({
     if (hasBody(req)) {
       res.writeHead(400, BODY_REFUSED);
       res.end(BODY_REFUSED_TEXT);
+      timer.refused(method, 400, startedAt);
       return true;
     }
     const query = url.indexOf('?');
-    handle(req, res, query === -1 ? url.slice(3) : url.slice(3, query));
+    handle(req, res, query === -1 ? url.slice(3) : url.slice(3, query), startedAt);
     return true;
   }
   function notFound(res: ServerResponse): void {
