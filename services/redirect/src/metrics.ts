@@ -51,6 +51,8 @@ export function redirectMetrics(
   registry: Registry,
   sizes: {
     queueDepth: () => number;
+    /** VISIT_QUEUE_MAX: past it visits are dropped. */
+    queueLimit: number;
     localCacheEntries: () => number;
     /** Undefined without a spool: no spool series then. */
     spoolBytes?: () => number;
@@ -82,6 +84,11 @@ export function redirectMetrics(
       this.set(sizes.queueDepth());
     },
   });
+  new Gauge({
+    name: 'visit_queue_limit',
+    help: 'VISIT_QUEUE_MAX: past it visits are dropped (and, with a spool, never written to it)',
+    registers,
+  }).set(sizes.queueLimit);
   new Gauge({
     name: 'redirect_local_cache_entries',
     help: "Codes held in this instance's memory",

@@ -87,6 +87,7 @@ export async function startRedirect({
   const metrics = redirectMetrics(registry, {
     // Read at scrape time, once the queue below exists.
     queueDepth: () => visits.depth,
+    queueLimit: config.VISIT_QUEUE_MAX,
     localCacheEntries: () => resolver.size,
     ...(spooled
       ? {
