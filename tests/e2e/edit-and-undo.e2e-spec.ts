@@ -123,10 +123,11 @@ describe('editing a link and undoing a delete in the browser', () => {
     const destination = form.getByLabel('Destination');
     expect(await destination.inputValue()).toBe(before);
 
-    // A refusal is shown beside Save, and nothing changes.
-    await destination.fill('ftp://files.example.com/report');
+    // The server's refusal is shown beside Save, and nothing changes. (A scheme other than
+    // http(s) is refused by the form itself before it asks.)
+    await destination.fill('https://user:secret@files.example.com/report');
     await form.getByRole('button', { name: 'Save', exact: true }).click();
-    await visible(form.getByRole('alert').filter({ hasText: TARGET_URL_MESSAGES.scheme }));
+    await visible(form.getByRole('alert').filter({ hasText: TARGET_URL_MESSAGES.credentials }));
     await screenshots(page, 'edit-link-refused');
     expect(await redirectsTo(code)).toBe(before);
 
