@@ -75,7 +75,7 @@ export interface PrometheusServer {
 /**
  * Debian's Prometheus on a free loopback port, scraping the given services' /metrics every
  * `intervalSeconds` and evaluating `rules` (YAML) as often, each target labelled as a pod
- * is in Kubernetes (namespace, pod), so the rules' `by (namespace, pod)` read the same.
+ * is in Kubernetes (namespace, pod, job: the service's name), so the rules read the same.
  */
 export async function startPrometheus(options: {
   services: readonly ServiceProcess[];
@@ -89,15 +89,17 @@ export async function startPrometheus(options: {
   const config = {
     global: { scrape_interval: interval, evaluation_interval: interval, scrape_timeout: interval },
     rule_files: [rulesFile],
-    scrape_configs: [
-      {
-        job_name: 'shortener',
-        static_configs: options.services.map((service) => ({
+    // A job per service, named for it, as the PodMonitor's jobLabel makes it (ServiceDown
+    // reads `up` by job).
+    scrape_configs: [...new Set(options.services.map((service) => service.name))].map((job) => ({
+      job_name: job,
+      static_configs: options.services
+        .filter((service) => service.name === job)
+        .map((service) => ({
           targets: [new URL(service.opsUrl).host],
           labels: { namespace: 'local', pod: `${service.name}-${service.port}` },
         })),
-      },
-    ],
+    })),
   };
   const configFile = path.join(folder, 'prometheus.yml');
   writeFileSync(configFile, stringify(config));
