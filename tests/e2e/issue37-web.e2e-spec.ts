@@ -11,10 +11,18 @@ import {
 
 // Issue 37, items 9, 10, 13 and 15, as a new user meets them in Chromium against the whole
 // stack: the top bar signed out, the home page's bare domain, result, errors and rate limit,
-// a profile page without the server, the privacy policy. Each screen passes axe-core and is
+// a profile page without the server, a link's page (its chunk, stats and visitor log without
+// the server, the referrer, Save and Escape), the privacy policy. Each screen passes axe-core and is
 // pictured at 1280 and 390 px (artifacts/screenshots/issue37-*).
 
 const RUN = Date.now().toString(36);
+
+/** The browser globals read in the page (the tests are typechecked without the DOM library). */
+interface Globals {
+  document: { activeElement: unknown };
+  localStorage: { removeItem(key: string): void };
+  getComputedStyle(element: unknown): { overflowWrap: string };
+}
 const FULL_NAME = 'Nia Ninethirtyseven';
 
 describe('issue 37: the web app at 1280 and 390 px', () => {
@@ -180,6 +188,106 @@ describe('issue 37: the web app at 1280 and 390 px', () => {
     await screenshots(signedIn, 'issue37-profile-unreachable');
     await signedIn.unroute('**/api/user');
     await visible(signedIn.getByRole('heading', { level: 1, name: `${FULL_NAME}'s URLs` }), 15_000);
+  });
+
+  describe("a link's page (item 13)", () => {
+    let code = '';
+    const stats = () => signedIn.getByRole('region', { name: 'Stats' });
+    const log = () => signedIn.getByRole('region', { name: 'Visitor log' });
+    const editButton = () => signedIn.getByRole('button', { name: 'Edit', exact: true });
+
+    it("says 'Cannot reach the server' when its page cannot be fetched, and shows it by itself once it can", async () => {
+      await signedIn.goto(`${stack.url}/`);
+      await urlInput(signedIn).fill(`https://example.com/detail/${RUN}`);
+      await signedIn.getByRole('button', { name: '30 days', exact: true }).click();
+      await signedIn.getByRole('button', { name: 'Shorten', exact: true }).click();
+      const pageLink = await visible(
+        signedIn.getByRole('link', { name: 'Its stats and visitors', exact: true }),
+      );
+      code = (await urlInput(signedIn).inputValue()).split('/r/')[1] ?? '';
+      // The page's chunk and its stylesheet do not come: no network, or the server down.
+      const chunk = /\/assets\/link-detail-[\w-]+\.(js|css)$/;
+      await signedIn.route(chunk, (route) => route.abort('connectionrefused'));
+      try {
+        await pageLink.click();
+        await visible(signedIn.getByText(/^Cannot reach the server/));
+        expect(await signedIn.getByText('Something went wrong.').count()).toBe(0);
+        await screenshots(signedIn, 'issue37-detail-page-unreachable');
+      } finally {
+        await signedIn.unroute(chunk);
+      }
+      const heading = signedIn.getByRole('heading', { level: 1, name: /example\.com\/detail/ });
+      await visible(heading, 15_000);
+      expect(await signedIn.getByText(/^Cannot reach the server/).count()).toBe(0);
+      // Styled: its stylesheet was asked for again too.
+      expect(
+        await heading.evaluate(
+          (element) => (globalThis as unknown as Globals).getComputedStyle(element).overflowWrap,
+        ),
+      ).toBe('anywhere');
+    }, 60_000);
+
+    it('shows where a visitor came from in the visitor log', async () => {
+      const visit = await fetch(`${stack.url}/r/${code}`, {
+        redirect: 'manual',
+        headers: { referer: 'https://news.example.org/story?id=37' },
+      });
+      expect(visit.status).toBe(302);
+      await signedIn.goto(`${stack.url}/profile/${code}`);
+      const row = log().getByRole('listitem').first();
+      for (let attempt = 0; attempt < 30 && (await row.count()) === 0; attempt++) {
+        await signedIn.waitForTimeout(500);
+        await log().getByRole('button', { name: 'Refresh' }).first().click();
+      }
+      expect(await (await visible(row)).textContent()).toContain('news.example.org');
+      await screenshots(signedIn, 'issue37-detail-referrer');
+    }, 60_000);
+
+    it("says 'Cannot reach the server' in the stats and the visitor log, and fills them by itself once back", async () => {
+      const api = /\/api\/(stats|visitors)\//;
+      await signedIn.route(api, (route) => route.abort('connectionrefused'));
+      try {
+        await signedIn.evaluate((key) => {
+          (globalThis as unknown as Globals).localStorage.removeItem(key);
+        }, `visitors-${code}`);
+        await signedIn.reload();
+        await visible(stats().getByText(/Cannot reach the server/));
+        await visible(log().getByText(/^Cannot reach the server/));
+        await visible(log().getByRole('button', { name: 'Retry', exact: true }));
+        await screenshots(signedIn, 'issue37-detail-sections-unreachable');
+      } finally {
+        await signedIn.unroute(api);
+      }
+      await visible(log().getByRole('listitem').first(), 15_000);
+      await visible(stats().getByRole('group', { name: 'Range' }), 15_000);
+      expect(await signedIn.getByText(/Cannot reach the server/).count()).toBe(0);
+    }, 60_000);
+
+    it("says 'Saved.' after Save, and Escape closes the edit form without saving", async () => {
+      await signedIn.goto(`${stack.url}/profile/${code}`);
+      await editButton().click();
+      const destination = signedIn.getByRole('textbox', { name: 'Destination' });
+      await destination.fill(`https://example.com/edited/${RUN}`);
+      await signedIn.getByRole('button', { name: 'Save', exact: true }).click();
+      await visible(signedIn.getByRole('status').filter({ hasText: 'Saved.' }));
+      expect(
+        await editButton().evaluate(
+          (button) => button === (globalThis as unknown as Globals).document.activeElement,
+        ),
+      ).toBe(true);
+      await screenshots(signedIn, 'issue37-detail-saved');
+
+      await editButton().click();
+      await destination.fill('https://example.com/not-saved');
+      await signedIn.keyboard.press('Escape');
+      expect(await signedIn.getByRole('form', { name: 'Edit link' }).count()).toBe(0);
+      expect(
+        await editButton().evaluate(
+          (button) => button === (globalThis as unknown as Globals).document.activeElement,
+        ),
+      ).toBe(true);
+      await visible(signedIn.getByRole('heading', { level: 1, name: /example\.com\/edited/ }));
+    });
   });
 
   it('says on the privacy page what the app does (item 15)', async () => {

@@ -12,15 +12,7 @@ const RETRY_EVERY_MS = 5_000;
  * recovers without the user.
  */
 export function Unreachable({ onRetry, auto = true }: { onRetry: () => void; auto?: boolean }) {
-  useEffect(() => {
-    if (!auto) return;
-    const timer = window.setInterval(onRetry, RETRY_EVERY_MS);
-    window.addEventListener('online', onRetry);
-    return () => {
-      window.clearInterval(timer);
-      window.removeEventListener('online', onRetry);
-    };
-  }, [auto, onRetry]);
+  useRetryWhileUnreachable(auto, onRetry);
   return (
     <ErrorMessage
       action={
@@ -33,4 +25,17 @@ export function Unreachable({ onRetry, auto = true }: { onRetry: () => void; aut
       {auto ? '. This page tries again by itself.' : '. Check your connection and retry.'}
     </ErrorMessage>
   );
+}
+
+/** While `active`, calls `retry` every few seconds and when the browser says it is back online. */
+export function useRetryWhileUnreachable(active: boolean, retry: () => void): void {
+  useEffect(() => {
+    if (!active) return;
+    const timer = window.setInterval(retry, RETRY_EVERY_MS);
+    window.addEventListener('online', retry);
+    return () => {
+      window.clearInterval(timer);
+      window.removeEventListener('online', retry);
+    };
+  }, [active, retry]);
 }

@@ -1,5 +1,14 @@
-import { lazy, Suspense, useState, type ComponentType } from 'react';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useState,
+  type ComponentType,
+  type LazyExoticComponent,
+  type ReactNode,
+} from 'react';
 import { Loading } from '../components/feedback';
+import { Unreachable } from '../components/unreachable';
 
 export type LazyPage = ComponentType & {
   /** Fetches the page's chunk now; the page then renders at once, without suspending. */
@@ -10,22 +19,16 @@ export type LazyPage = ComponentType & {
  * A page in a chunk of its own, fetched the first time it is shown (or preloaded). A `tall`
  * page (taller than the screen once shown) keeps the screen's height while its chunk comes
  * (global.css's tall-pending), so the footer is not pushed out of view in front of the reader.
+ * Should its chunk not come (no network, the server down), it says so instead (retryingLazy).
  */
 export function lazyPage(
   load: () => Promise<ComponentType>,
   { tall = false }: { tall?: boolean } = {},
 ): LazyPage {
-  let loaded: ComponentType | undefined;
-  const preload = async () => {
-    loaded ??= await load();
-  };
-  const Suspending = lazy(async () => {
-    await preload();
-    return { default: loaded as ComponentType };
-  });
+  const chunk = retryingLazy(load);
   function Page() {
     // Chosen once per mount: switching types later would remount the page and lose its state.
-    const [Component] = useState<ComponentType>(() => loaded ?? Suspending);
+    const [Component] = useState<ComponentType>(() => chunk.loaded() ?? chunk.Suspending);
     return tall ? (
       <Suspense fallback={<Loading tall />}>
         <Component />
@@ -34,5 +37,74 @@ export function lazyPage(
       <Component />
     );
   }
-  return Object.assign(Page, { preload });
+  return Object.assign(Page, { preload: chunk.preload });
+}
+
+export interface RetryingLazy<P extends object> {
+  /** Suspends until the chunk has been asked for once, as React's lazy does. */
+  Suspending: LazyExoticComponent<ComponentType<P>>;
+  preload: () => Promise<void>;
+  /** The component, once its chunk came. */
+  loaded: () => ComponentType<P> | undefined;
+}
+
+/**
+ * React's lazy, but a chunk that could not be fetched is neither an error for the boundary
+ * ('Something went wrong.') nor final: it reads 'Cannot reach the server' with Retry, and is
+ * asked for again every few seconds and when the browser is back online, until it comes.
+ * Asking again imports the same address: browsers no longer keep a failed import's failure
+ * (HTML's module map forgets failed fetches; Chromium does). `frame` puts the message where
+ * the component would have stood.
+ */
+export function retryingLazy<P extends object>(
+  load: () => Promise<ComponentType<P>>,
+  { frame = (message) => message }: { frame?: (message: ReactNode) => ReactNode } = {},
+): RetryingLazy<P> {
+  let loaded: ComponentType<P> | undefined;
+  const preload = async () => {
+    loaded ??= await load();
+  };
+
+  function Fetched(props: P) {
+    const [Component, setComponent] = useState(() => loaded);
+    const retry = useCallback(() => {
+      void refetchFailedStylesheets()
+        .then(preload)
+        .then(
+          () => setComponent(() => loaded),
+          // Still not there: the message stays and the next attempt comes.
+          () => undefined,
+        );
+    }, []);
+    return Component ? <Component {...props} /> : frame(<Unreachable onRetry={retry} />);
+  }
+
+  const Suspending = lazy(async () => {
+    // A failure is Fetched's to say, with its retries; it never reaches an error boundary.
+    await preload().catch(() => undefined);
+    return { default: Fetched };
+  });
+  return { Suspending, preload, loaded: () => loaded };
+}
+
+/**
+ * Vite adds a chunk's stylesheets beside it and never asks for one again, even after it
+ * failed: without this, a page fetched on a retry would show unstyled. A stylesheet without a
+ * sheet failed (or is still coming, and is then simply asked for again).
+ */
+function refetchFailedStylesheets(): Promise<void> {
+  const failed = [...document.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]')].filter(
+    (link) => link.sheet === null,
+  );
+  return Promise.all(
+    failed.map(
+      (link) =>
+        new Promise<void>((resolve, reject) => {
+          const again = link.cloneNode() as HTMLLinkElement;
+          again.addEventListener('load', () => resolve());
+          again.addEventListener('error', () => reject(new Error(`${again.href} failed`)));
+          link.replaceWith(again);
+        }),
+    ),
+  ).then(() => undefined);
 }

@@ -1,10 +1,21 @@
-import { Component, lazy, Suspense, type ReactNode } from 'react';
+import { Component, Suspense, type ReactNode } from 'react';
 import { ErrorMessage, Loading } from '../../components/feedback';
+import { retryingLazy } from '../../lib/lazy-page';
 import type { StatsSectionProps } from './components/stats-section';
 
 // The stats code (chart, lists, live stream, QR code) is a chunk of its own, fetched when a
 // link's detail is shown: neither the home page nor the rest of the detail waits for it.
-const StatsSection = lazy(() => import('./components/stats-section'));
+// Without the network it says so in the section, and comes by itself once it is back.
+const { Suspending: StatsSection } = retryingLazy<StatsSectionProps>(
+  async () => (await import('./components/stats-section')).default,
+  {
+    frame: (message) => (
+      <section className="stats" aria-label="Stats">
+        {message}
+      </section>
+    ),
+  },
+);
 
 /** Whatever goes wrong in the stats stays in the stats: the spec's page around them stands. */
 class StatsBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {

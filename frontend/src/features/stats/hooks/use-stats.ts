@@ -5,6 +5,8 @@ import {
   type StatsRange,
 } from '@shortener/contracts/web-stats';
 import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
+import { useRetryWhileUnreachable } from '../../../components/unreachable';
+import { UNREACHABLE } from '../../../lib/api';
 import { useSession } from '../../auth';
 import { getStats } from '../api/get-stats';
 import { applyVisit } from '../lib/apply-visit';
@@ -23,6 +25,8 @@ export interface StatsState {
   /** 'loading' while the range's numbers are asked for; what was shown stays meanwhile. */
   status: 'loading' | 'ready' | 'error';
   error: string | null;
+  /** No answer came: asked again by itself until one does. */
+  unreachable: boolean;
 }
 
 export interface Stats extends StatsState {
@@ -40,6 +44,7 @@ export function useStats(urlID: string): Stats {
     stats: null,
     status: 'loading',
     error: null,
+    unreachable: false,
   });
   const [attempt, setAttempt] = useState(0);
   // Only the newest request may change what is shown.
@@ -56,11 +61,26 @@ export function useStats(urlID: string): Stats {
       if (result.ok) {
         // A chart and its lists to draw: in slices, so the page keeps answering meanwhile.
         startTransition(() =>
-          setState((current) => ({ ...current, stats: result.data, status: 'ready', error: null })),
+          setState((current) => ({
+            ...current,
+            stats: result.data,
+            status: 'ready',
+            error: null,
+            unreachable: false,
+          })),
         );
       } else {
         if (result.signedOut) signOut();
-        setState((current) => ({ ...current, status: 'error', error: result.message }));
+        const unreachable = result.unreachable === true;
+        setState((current) => ({
+          ...current,
+          status: 'error',
+          // The section shows this after 'Stats could not be loaded: '.
+          error: unreachable
+            ? `${UNREACHABLE}. This section tries again by itself.`
+            : result.message,
+          unreachable,
+        }));
       }
     });
     // The next fetch (or leaving the page) makes a waiting recount needless.
@@ -74,6 +94,7 @@ export function useStats(urlID: string): Stats {
     setState((current) => (current.range === range ? current : { ...current, range }));
   }, []);
   const retry = useCallback(() => setAttempt((count) => count + 1), []);
+  useRetryWhileUnreachable(state.status === 'error' && state.unreachable, retry);
   const addVisit = useCallback(
     (visit: LiveVisit) => {
       // While an answer is on its way, it may count the visit itself; the recount settles it.

@@ -65,6 +65,30 @@ describe('Visitors of a link', () => {
     );
   });
 
+  it("says 'Cannot reach the server' with Retry when no answer comes, and shows the visits by itself once back", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      let down = true;
+      mockFetch((url) =>
+        url.startsWith('/api/visitors/') && down
+          ? Promise.reject(new TypeError('Failed to fetch'))
+          : url.startsWith('/api/visitors/')
+            ? jsonResponse(200, [aVisit('back', { ipAddress: '198.51.100.9' })])
+            : jsonResponse(404, { message: 'x' }),
+      );
+      openDetail();
+      expect(await visitorList().findByText(/^Cannot reach the server/)).toBeTruthy();
+      expect(visitorList().getByRole('button', { name: 'Retry' })).toBeTruthy();
+
+      down = false;
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect((await visitorList().findByRole('listitem')).textContent).toContain('198.51.100.9');
+      expect(visitorList().queryByText(/^Cannot reach the server/)).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('marks the visits of bots, as the stats and the CSV count them', async () => {
     mockFetch(() =>
       jsonResponse(200, [

@@ -1,8 +1,9 @@
 import type { Visit } from '@shortener/contracts/web';
-import { useEffect } from 'react';
+import { Fragment, useCallback, useEffect, type ReactNode } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { IconButton } from '../../../components/icon-button';
 import { RefreshIcon } from '../../../components/icons';
+import { Unreachable } from '../../../components/unreachable';
 import { formatDateTime } from '../../../lib/format';
 import { systemName } from '../../../lib/system-name';
 import { useVisitors } from '../hooks/use-visitors';
@@ -24,7 +25,9 @@ export interface VisitorListProps {
 /** The visitors of one link, newest first, with refresh and 'Load more'. */
 export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: VisitorListProps) {
   const state = useVisitors(urlID, onRefreshed);
-  const { nextCursor, status, refreshing, loadingMore, error, refresh, loadMore } = state;
+  const { nextCursor, status, refreshing, loadingMore, error, unreachable, refresh, loadMore } =
+    state;
+  const retry = useCallback(() => void refresh(), [refresh]);
   useEffect(() => {
     if (refetches > 0) void refresh();
   }, [refetches, refresh]);
@@ -47,7 +50,9 @@ export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: Vi
         )}
       </div>
 
-      {error && <ErrorMessage>{error}</ErrorMessage>}
+      {/* No answer at all: asked again until one comes, what is shown kept meanwhile. */}
+      {error && unreachable && <Unreachable onRetry={retry} />}
+      {error && !unreachable && <ErrorMessage>{error}</ErrorMessage>}
 
       {status === 'loading' && <Loading>Loading visitors…</Loading>}
 
@@ -116,6 +121,20 @@ function referrerText(referrer: Visit['referrer']): string {
   return referrer;
 }
 
+/** A host that may wrap after each of its dots, rather than anywhere, in a narrow column. */
+function breakableHost(host: string): ReactNode {
+  return host.split('.').map((label, index) => (
+    <Fragment key={index}>
+      {index > 0 && (
+        <>
+          .<wbr />
+        </>
+      )}
+      {label}
+    </Fragment>
+  ));
+}
+
 function VisitItem({ visit }: { visit: Visit }) {
   return (
     <li className={visit.bot ? 'visit visit--bot' : 'visit'}>
@@ -140,7 +159,7 @@ function VisitItem({ visit }: { visit: Visit }) {
         </div>
         <div>
           <dt>From</dt>
-          <dd>{referrerText(visit.referrer)}</dd>
+          <dd>{breakableHost(referrerText(visit.referrer))}</dd>
         </div>
       </dl>
       {/* As the stats and the CSV count it (a crawler, a link preview, a script); beside the

@@ -12,6 +12,8 @@ export interface VisitorsState {
   refreshing: boolean;
   loadingMore: boolean;
   error: string | null;
+  /** No answer came: the error is 'Cannot reach the server', worth asking again by itself. */
+  unreachable: boolean;
 }
 
 export interface Visitors extends VisitorsState {
@@ -19,7 +21,7 @@ export interface Visitors extends VisitorsState {
   loadMore: () => Promise<void>;
 }
 
-const IDLE = { refreshing: false, loadingMore: false, error: null } as const;
+const IDLE = { refreshing: false, loadingMore: false, error: null, unreachable: false } as const;
 
 /**
  * The visits of one link. Cached visitors are shown on first load when signed in; a refresh
@@ -36,6 +38,7 @@ export function useVisitors(urlID: string, onRefreshed?: () => void): Visitors {
       refreshing: false,
       loadingMore: false,
       error: null,
+      unreachable: false,
     };
   });
   // Only the newest request may change the list: a slow answer never overwrites a newer one.
@@ -51,6 +54,7 @@ export function useVisitors(urlID: string, onRefreshed?: () => void): Visitors {
         refreshing: after === null,
         loadingMore: after !== null,
         error: null,
+        unreachable: false,
       }));
       const result = await getVisitors(urlID, after?.cursor);
       if (request !== latest.current) return;
@@ -75,6 +79,7 @@ export function useVisitors(urlID: string, onRefreshed?: () => void): Visitors {
           loadingMore: false,
           status: current.status === 'loading' ? 'error' : current.status,
           error: result.message,
+          unreachable: result.unreachable === true,
         }));
       }
     },
