@@ -621,6 +621,26 @@ describe('the Stats section of a link', () => {
     expect(statsCalls(fetchMock)).toHaveLength(2);
   });
 
+  it('says the server cannot be reached, with Retry, when no answer comes', async () => {
+    const user = userEvent.setup();
+    let down = true;
+    const fetchMock = mockFetch((url) =>
+      down && url.includes('/api/stats/')
+        ? Promise.reject(new TypeError('Failed to fetch'))
+        : jsonResponse(200, aStats()),
+    );
+    openDetail();
+
+    const alert = await within(await screen.findByRole('region', { name: 'Stats' })).findByRole(
+      'alert',
+    );
+    expect(alert.textContent).toContain('Cannot reach the server');
+    down = false;
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(total('Visits')).toBe('5'));
+    expect(statsCalls(fetchMock).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('refuses an answer that is not the stats', async () => {
     mockFetch(() => jsonResponse(200, { ...aStats(), totals: { visits: 'many' } }));
     openDetail();

@@ -57,7 +57,7 @@ export default function StatsSection({
   onLinkGone,
   visitCount,
 }: StatsSectionProps) {
-  const { range, stats, status, error, setRange, retry, addVisit } = useStats(urlID);
+  const { range, stats, status, error, unreachable, setRange, retry, addVisit } = useStats(urlID);
   const live = useLiveVisits(urlID, {
     onVisit: (visit) => {
       addVisit(visit);
@@ -113,7 +113,7 @@ export default function StatsSection({
         <ErrorMessage
           action={
             <button type="button" className="button button--secondary" onClick={retry}>
-              Try again
+              {unreachable ? 'Retry' : 'Try again'}
             </button>
           }
         >
