@@ -11,6 +11,9 @@ runOperatorCommand(
   'redrive',
   'usage: node dist/redrive-dead-letters.js [--from <ISO 8601 time>] [--to <ISO 8601 time>] ' +
     '[--reason <text>] [--dry-run]',
+  'The re-drive runs as the Kafka user shortener-redrive (k8s/kafka/kafka-users.yaml: Read on ' +
+    'topic visits.dlq, Write on topic visits, Read and Delete on groups analytics-redrive-*): ' +
+    'KAFKA_USERNAME=shortener-redrive with its password, not in an analytics pod.',
   () => {
     const { values } = parseArgs({
       options: {

@@ -10,6 +10,8 @@ import { runOperatorCommand } from './operator-command';
 runOperatorCommand(
   'rewind',
   'usage: node dist/rewind-visits.js --to <ISO 8601 time> [--dry-run]',
+  'The rewind runs as the Kafka user shortener-analytics (k8s/kafka/kafka-users.yaml: Read on ' +
+    'topic visits and on group analytics).',
   () => {
     const { values } = parseArgs({
       options: { to: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },

@@ -1,0 +1,96 @@
+import { parseAllDocuments } from 'yaml';
+import type { IJob } from 'kubernetes-models/batch/v1';
+import type { IConfigMap } from 'kubernetes-models/v1';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { ofKind, overlays, render, selects, type Manifest } from './support/kubernetes';
+import { readRepoFile, repoPathExists } from './support/repo';
+
+// k8s/operations: the Jobs an operator creates by hand (not part of any overlay), here the
+// dead-letter re-drive. It must run the command of the analytics image as its own Kafka user,
+// with that user's password and nothing else, and the network policies must let it reach
+// Kafka (and only Kafka). tests/faults/redrive-acls runs the command under that user's ACLs.
+
+const FILE = 'k8s/operations/redrive-dead-letters.yaml';
+const job = parseAllDocuments(readRepoFile(FILE))[0]!.toJS() as Manifest & IJob;
+const pod = job.spec!.template;
+const container = pod.spec!.containers[0]!;
+const env = new Map((container.env ?? []).map(({ name, value }) => [name, value]));
+const PORTS = { postgres: 5432, redis: 6379, kafka: 9092 };
+
+/** What the policies selecting the Job's pod let it reach, by datastore. */
+function reaches(objects: readonly Manifest[]): string[] {
+  const labels = pod.metadata?.labels ?? {};
+  const egress = ofKind<INetworkPolicy>(objects, 'NetworkPolicy').filter(
+    (policy) =>
+      selects(policy.spec!.podSelector, labels) && policy.spec!.policyTypes?.includes('Egress'),
+  );
+  return Object.entries(PORTS)
+    .filter(([, port]) =>
+      egress.some((policy) =>
+        (policy.spec!.egress ?? []).some((rule) =>
+          (rule.ports ?? []).some((allowed) => allowed.port === port),
+        ),
+      ),
+    )
+    .map(([server]) => server);
+}
+
+describe(`${FILE}: the dead-letter re-drive Job`, () => {
+  it('runs the re-drive command of the analytics image once, under a new name each time', () => {
+    expect(job.kind).toBe('Job');
+    expect(job.metadata.name).toBeUndefined();
+    expect(job.metadata.generateName).toBe('redrive-dead-letters-');
+    expect(job.spec!.backoffLimit).toBe(0);
+    expect(container.image).toBe('shortener-analytics');
+    expect(container.command).toEqual([
+      'node',
+      '/app/services/analytics/dist/redrive-dead-letters.js',
+    ]);
+    expect(repoPathExists('services/analytics/src/redrive-dead-letters.ts')).toBe(true);
+    expect(pod.spec!.restartPolicy).toBe('Never');
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      allowPrivilegeEscalation: false,
+    });
+  });
+
+  it('logs in to Kafka as shortener-redrive with its password from a file of its Secret, and gets nothing else', () => {
+    const users = parseAllDocuments(readRepoFile('k8s/kafka/kafka-users.yaml')).map(
+      (document) => (document.toJS() as Manifest).metadata.name,
+    );
+    expect(users).toContain('shortener-redrive');
+    expect([...env.keys()].sort()).toEqual([
+      'KAFKA_BROKERS',
+      'KAFKA_PASSWORD_FILE',
+      'KAFKA_SASL_MECHANISM',
+      'KAFKA_USERNAME',
+    ]);
+    expect(env.get('KAFKA_USERNAME')).toBe('shortener-redrive');
+    expect(env.get('KAFKA_SASL_MECHANISM')).toBe('scram-sha-512');
+    const file = env.get('KAFKA_PASSWORD_FILE')!;
+    const mount = container.volumeMounts!.find(({ mountPath }) =>
+      file.startsWith(`${mountPath}/`),
+    )!;
+    const volume = pod.spec!.volumes!.find(({ name }) => name === mount.name)!;
+    expect(volume.secret).toMatchObject({
+      secretName: 'shortener-redrive',
+      items: [{ key: 'password', path: file.slice(mount.mountPath.length + 1) }],
+    });
+    expect(volume.secret!.optional).not.toBe(true);
+  });
+
+  it('names the brokers the production overlay names', () => {
+    const brokers = ofKind<IConfigMap>(render('production'), 'ConfigMap')
+      .map((configMap) => configMap.data?.['KAFKA_BROKERS'])
+      .find(Boolean);
+    expect(env.get('KAFKA_BROKERS')).toBe(brokers);
+  });
+
+  it.each(overlays())(
+    'may reach Kafka and no other datastore under the %s overlay’s policies',
+    (overlay) => {
+      expect(reaches(render(overlay))).toEqual(['kafka']);
+    },
+  );
+});
