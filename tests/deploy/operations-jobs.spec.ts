@@ -11,15 +11,22 @@ import { readRepoFile, repoPathExists } from './support/repo';
 // Kafka (and only Kafka). tests/faults/redrive-acls runs the command under that user's ACLs.
 
 const FILE = 'k8s/operations/redrive-dead-letters.yaml';
-const job = parseAllDocuments(readRepoFile(FILE))[0]!.toJS() as Manifest & IJob;
+const readJob = (file: string) =>
+  parseAllDocuments(readRepoFile(file))
+    .map((document) => document.toJS() as Manifest & IJob)
+    .find((object) => object.kind === 'Job')!;
+const envOf = (job: IJob) =>
+  new Map(
+    (job.spec!.template.spec!.containers[0]!.env ?? []).map(({ name, value }) => [name, value]),
+  );
+const job = readJob(FILE);
 const pod = job.spec!.template;
 const container = pod.spec!.containers[0]!;
-const env = new Map((container.env ?? []).map(({ name, value }) => [name, value]));
+const env = envOf(job);
 const PORTS = { postgres: 5432, redis: 6379, kafka: 9092 };
 
-/** What the policies selecting the Job's pod let it reach, by datastore. */
-function reaches(objects: readonly Manifest[]): string[] {
-  const labels = pod.metadata?.labels ?? {};
+/** What the policies selecting a Job's pod let it reach, by datastore. */
+function reaches(objects: readonly Manifest[], labels = pod.metadata?.labels ?? {}): string[] {
   const egress = ofKind<INetworkPolicy>(objects, 'NetworkPolicy').filter(
     (policy) =>
       selects(policy.spec!.podSelector, labels) && policy.spec!.policyTypes?.includes('Egress'),
@@ -91,6 +98,39 @@ describe(`${FILE}: the dead-letter re-drive Job`, () => {
     'may reach Kafka and no other datastore under the %s overlay’s policies',
     (overlay) => {
       expect(reaches(render(overlay))).toEqual(['kafka']);
+    },
+  );
+});
+
+describe('k8s/operations/partition-visits.yaml: the analytics migration without a deadline', () => {
+  const partition = readJob('k8s/operations/partition-visits.yaml');
+  const migrate = readJob('k8s/base/migrate-job.yaml');
+  const analyticsOf = (of: IJob) =>
+    of.spec!.template.spec!.containers.find(({ name }) => name === 'analytics')!;
+
+  it('runs the migration Job’s analytics container without its copy budget or a deadline', () => {
+    expect(partition.metadata.generateName).toBe('partition-visits-');
+    expect(partition.spec!.activeDeadlineSeconds).toBeUndefined();
+    const [mine, jobs] = [analyticsOf(partition), analyticsOf(migrate)];
+    expect([mine.image, mine.command]).toEqual([jobs.image, jobs.command]);
+    expect([...envOf(partition).keys()]).toEqual(['DATABASE_URL_FILE']);
+  });
+
+  it('leaves the migration Job a copy budget that ends well within its deadline', () => {
+    const budget = Number(
+      analyticsOf(migrate).env!.find(({ name }) => name === 'PARTITION_COPY_SECONDS')?.value,
+    );
+    expect(budget).toBeGreaterThan(0);
+    // The rest: the swap (a second's lock, tried for about two minutes) and ANALYZE.
+    expect(budget + 180).toBeLessThanOrEqual(migrate.spec!.activeDeadlineSeconds!);
+  });
+
+  it.each(overlays())(
+    'may reach PostgreSQL and no other datastore under the %s overlay’s policies',
+    (overlay) => {
+      expect(reaches(render(overlay), partition.spec!.template.metadata?.labels)).toEqual([
+        'postgres',
+      ]);
     },
   );
 });
