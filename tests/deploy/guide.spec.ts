@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import type { IJob } from 'kubernetes-models/batch/v1';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ofKind, render, renderFolder, selects, type Manifest } from './support/kubernetes';
@@ -263,6 +264,35 @@ describe('the operations guide', () => {
         }
       }
       expect(problems).toEqual([]);
+    });
+
+    it('waits for the migration Job at least as long as the Job may run', () => {
+      const job = ofKind<IJob>(production, 'Job')[0]!;
+      const deadline = job.spec!.activeDeadlineSeconds;
+      expect(deadline).toBeDefined();
+      const waits = [
+        ...guideText().matchAll(/wait --for=condition=complete job\S* [^`\n]*--timeout=(\d+)m/g),
+      ].map((match) => Number(match[1]) * 60);
+      expect(waits.length).toBeGreaterThan(0);
+      expect(waits.filter((wait) => wait < deadline!)).toEqual([]);
+    });
+
+    it('gives the visit spool’s volume, size and folder as the redirect Deployment has them', () => {
+      const spec = deployment('redirect').spec!.template.spec!;
+      const mount = spec.containers[0]!.volumeMounts!.find(({ mountPath }) =>
+        mountPath.includes('spool'),
+      )!;
+      const volume = spec.volumes!.find(({ name }) => name === mount.name)!;
+      const folder = spec.containers[0]!.env!.find(({ name }) => name === 'VISIT_SPOOL_DIR');
+      expect(folder?.value).toBe(mount.mountPath);
+      const written = /an `emptyDir` \(`([\w-]+)`, (\w+)\) at `([^`]+)`/.exec(
+        guidePage('visit-spool'),
+      );
+      expect(written?.slice(1)).toEqual([
+        volume.name,
+        String(volume.emptyDir?.sizeLimit),
+        mount.mountPath,
+      ]);
     });
 
     it('gives the autoscalers’ ranges and the fixed replicas of production', () => {
