@@ -369,12 +369,16 @@ describe('the operations guide', () => {
   });
 
   describe('against the code', () => {
-    it('names only variables something reads: a service, Compose, the images, the edge or .env.example', () => {
+    it('names only variables something reads: a service, Compose, the images, the edge, the manifests or .env.example', () => {
       const sources = [
         '.env.example',
         'docker-compose.yml',
         'Dockerfile',
         ...fs.readdirSync(path.join(REPO_ROOT, 'infra/edge')).map((name) => `infra/edge/${name}`),
+        ...fs
+          .readdirSync(path.join(REPO_ROOT, 'k8s'), { recursive: true, encoding: 'utf8' })
+          .filter((name) => name.endsWith('.yaml'))
+          .map((name) => `k8s/${name}`),
       ]
         .map(readRepoFile)
         .join('\n');
