@@ -39,7 +39,8 @@ interface RuleFile {
 interface RuleTests {
   tests: Array<{
     name: string;
-    alert_rule_test: Array<{ alertname: string; exp_alerts: unknown[] }>;
+    /** None in a test of recorded series only (promql_expr_test). */
+    alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }>;
   }>;
 }
 
@@ -155,7 +156,7 @@ describe('alert rules', () => {
     const problems: string[] = [];
     for (const alert of alertNames) {
       const cases = unitTests.tests.flatMap((test) =>
-        test.alert_rule_test.filter((check) => check.alertname === alert),
+        (test.alert_rule_test ?? []).filter((check) => check.alertname === alert),
       );
       if (!cases.some((check) => check.exp_alerts.length > 0))
         problems.push(`${alert}: never fires`);
