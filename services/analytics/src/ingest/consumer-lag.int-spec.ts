@@ -6,7 +6,8 @@ import { testServers } from '@shortener/testkit';
 import { ConsumerLagReader } from './consumer-lag';
 
 // The lag reader against the real broker: a topic of its own, a group that has read part of
-// it, and the gauge the alerts and the dashboard read.
+// it, and the gauges the alerts and the dashboard read (events, and seconds by the reader's
+// clock, which the test moves on between rounds).
 const TOPIC = `lag-test-${randomUUID()}`;
 const GROUP = `${TOPIC}-group`;
 
@@ -23,18 +24,27 @@ describe('ConsumerLagReader', () => {
     labelNames: ['topic', 'partition'] as const,
     registers: [registry],
   });
+  const seconds = new Gauge({
+    name: 'analytics_consumer_lag_seconds',
+    help: 'test',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+  });
+  // The reader's clock, moved by the test: its rounds are minutes apart without waiting.
+  let now = Date.parse('2026-11-28T12:00:00Z');
   const reader = new ConsumerLagReader(
     kafka,
     { groupId: GROUP, topic: TOPIC, everyMs: 60_000 },
-    gauge,
+    { lag: gauge, seconds },
     pino({ level: 'silent' }),
+    () => now,
   );
   let admin: Admin;
   let producer: Producer;
 
-  const lagOf = async (): Promise<Record<string, number>> =>
+  const lagOf = async (of = gauge): Promise<Record<string, number>> =>
     Object.fromEntries(
-      (await gauge.get()).values.map(({ labels, value }) => [
+      (await of.get()).values.map(({ labels, value }) => [
         `${labels.topic === TOPIC ? '' : `${labels.topic} `}${labels.partition}`,
         value,
       ]),
@@ -65,6 +75,8 @@ describe('ConsumerLagReader', () => {
     });
     await reader.read();
     expect(await lagOf()).toEqual({ '0': 5, '1': 0 });
+    // First seen in this round: no time behind yet.
+    expect(await lagOf(seconds)).toEqual({ '0': 0, '1': 0 });
   });
 
   it('counts only what follows the committed offset, and falls with each commit', async () => {
@@ -81,15 +93,44 @@ describe('ConsumerLagReader', () => {
         { partition: 1, offset: '3' },
       ],
     });
+    now += 60_000;
     await reader.read();
     expect(await lagOf()).toEqual({ '0': 3, '1': 0 });
+    // Partition 0's next record (offset 2) was first seen a minute ago, in the first round.
+    expect(await lagOf(seconds)).toEqual({ '0': 60, '1': 0 });
 
     await admin.setOffsets({
       groupId: GROUP,
       topic: TOPIC,
       partitions: [{ partition: 0, offset: '5' }],
     });
+    now += 30_000;
     await reader.read();
     expect(await lagOf()).toEqual({ '0': 0, '1': 0 });
+    expect(await lagOf(seconds)).toEqual({ '0': 0, '1': 0 });
+  });
+
+  it('counts the seconds from the round that first saw what the group has not read', async () => {
+    await producer.send({
+      topic: TOPIC,
+      messages: Array.from({ length: 4 }, (_, i) => ({ value: `late ${i}`, partition: 1 })),
+    });
+    now += 15_000;
+    await reader.read();
+    expect(await lagOf()).toEqual({ '0': 0, '1': 4 });
+    expect(await lagOf(seconds)).toEqual({ '0': 0, '1': 0 });
+    // The group stays where it is for a minute and a half: it falls behind by as much.
+    now += 90_000;
+    await reader.read();
+    expect(await lagOf(seconds)).toEqual({ '0': 0, '1': 90 });
+    await admin.setOffsets({
+      groupId: GROUP,
+      topic: TOPIC,
+      partitions: [{ partition: 1, offset: '7' }],
+    });
+    now += 15_000;
+    await reader.read();
+    expect(await lagOf()).toEqual({ '0': 0, '1': 0 });
+    expect(await lagOf(seconds)).toEqual({ '0': 0, '1': 0 });
   });
 });

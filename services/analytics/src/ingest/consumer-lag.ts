@@ -7,6 +7,10 @@ export interface PartitionLag {
   partition: number;
   /** Events on the partition that the group has not committed yet. */
   lag: number;
+  /** The next offset the group reads (its committed one, or the earliest kept). */
+  next: bigint;
+  /** The high watermark: the next offset to be written. */
+  high: bigint;
 }
 
 /**
@@ -24,26 +28,69 @@ export function partitionLags(
     const read = next.get(partition) ?? -1n;
     const from = read < 0n ? BigInt(low) : read;
     const lag = BigInt(high) - from;
-    return { partition, lag: lag > 0n ? Number(lag) : 0 };
+    return { partition, lag: lag > 0n ? Number(lag) : 0, next: from, high: BigInt(high) };
   });
+}
+
+/** Watermarks kept per partition: at one a round (15 s), some 3.5 days of rounds that grew. */
+const MAX_MARKS = 20_000;
+
+/**
+ * The lag in seconds from the high watermarks this reader has seen, with no request of its
+ * own: each time a partition's high watermark grows, when it was first seen there. The next
+ * record the group reads was first seen in the first round whose watermark was past it, so
+ * the lag is the time since that round: the age of the oldest visit not stored yet, short by
+ * at most one round (it was written since the round before). A record older than the
+ * reader's first round (analytics restarted with a backlog) is counted from that round: a
+ * lower bound, which grows a second a second while the group stays behind.
+ */
+export class WatermarkHistory {
+  /** Per partition, ascending: each watermark seen and when it was first seen (ms). */
+  private readonly marks = new Map<number, { high: bigint; at: number }[]>();
+
+  constructor(private readonly maxMarks = MAX_MARKS) {}
+
+  /** Records a round's watermark and answers the lag in seconds of the group's next record. */
+  lagSeconds(partition: number, next: bigint, high: bigint, now: number): number {
+    let marks = this.marks.get(partition);
+    if (!marks) this.marks.set(partition, (marks = []));
+    const last = marks[marks.length - 1];
+    if (!last || high > last.high) marks.push({ high, at: now });
+    // Marks the group has read past are never needed again (it only moves forward; after a
+    // rewind the records are counted from the oldest mark left: a lower bound again).
+    let read = 0;
+    while (read < marks.length - 1 && marks[read]!.high <= next) read += 1;
+    const drop = Math.max(read, marks.length - this.maxMarks);
+    if (drop > 0) marks.splice(0, drop);
+    if (next >= high) return 0;
+    const firstPast = marks.find((mark) => mark.high > next) ?? marks[marks.length - 1]!;
+    return Math.max(0, (now - firstPast.at) / 1000);
+  }
 }
 
 /**
  * Reads the consumer group's lag every `everyMs` with an admin client of its own and sets
- * `analytics_consumer_lag{topic, partition}`: alerts and autoscaling get it from analytics
- * itself, with no exporter. Every instance reports the whole group's (the same figures), so
+ * `analytics_consumer_lag{topic, partition}` (events) and `analytics_consumer_lag_seconds`
+ * (the age of the oldest not committed, WatermarkHistory): alerts and autoscaling get them
+ * from analytics itself, with no exporter. Every instance reports the whole group's (the
+ * same events; seconds from its own history, so the longest-running knows the most), so
  * queries take the max per partition. Two cheap requests per round (ListOffsets and
  * OffsetFetch); a failed round leaves the last figures and is tried again next round.
  */
 export class ConsumerLagReader {
   private admin: Admin | undefined;
   private job: PeriodicJob | undefined;
+  private readonly history = new WatermarkHistory();
 
   constructor(
     private readonly kafka: Kafka,
     private readonly options: { groupId: string; topic: string; everyMs: number },
-    private readonly gauge: Gauge<'topic' | 'partition'>,
+    private readonly gauges: {
+      lag: Gauge<'topic' | 'partition'>;
+      seconds: Gauge<'topic' | 'partition'>;
+    },
     private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -56,7 +103,7 @@ export class ConsumerLagReader {
     });
   }
 
-  async read(): Promise<PartitionLag[]> {
+  async read(): Promise<(PartitionLag & { seconds: number })[]> {
     if (!this.admin) {
       const admin = this.kafka.admin();
       await admin.connect();
@@ -68,10 +115,14 @@ export class ConsumerLagReader {
       this.admin.fetchOffsets({ groupId, topics: [topic] }),
     ]);
     const lags = partitionLags(offsets, group?.partitions ?? []);
-    for (const { partition, lag } of lags) {
-      this.gauge.set({ topic, partition: String(partition) }, lag);
-    }
-    return lags;
+    const now = this.now();
+    return lags.map(({ partition, lag, next, high }) => {
+      const labels = { topic, partition: String(partition) };
+      const seconds = this.history.lagSeconds(partition, next, high, now);
+      this.gauges.lag.set(labels, lag);
+      this.gauges.seconds.set(labels, seconds);
+      return { partition, lag, next, high, seconds };
+    });
   }
 
   async stop(): Promise<void> {

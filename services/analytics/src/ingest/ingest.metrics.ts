@@ -13,6 +13,8 @@ export interface IngestMetrics {
   retries: Counter<'step'>;
   /** Set by the Kafka source's lag reader (ConsumerLagReader); no series in the embedded mode. */
   consumerLag: Gauge<'topic' | 'partition'>;
+  /** Its age: seconds since the oldest event not committed was first seen on its partition. */
+  consumerLagSeconds: Gauge<'topic' | 'partition'>;
 }
 
 /** What an operator watches of the consumer, on the service's registry. */
@@ -61,6 +63,12 @@ export function createIngestMetrics({ registry }: ServiceMetrics): IngestMetrics
     consumerLag: new Gauge({
       name: 'analytics_consumer_lag',
       help: "Visit events not yet committed by the consumer group, per partition (the topic's high watermark less the group's committed offset), read every CONSUMER_LAG_INTERVAL_MS",
+      labelNames: ['topic', 'partition'] as const,
+      registers,
+    }),
+    consumerLagSeconds: new Gauge({
+      name: 'analytics_consumer_lag_seconds',
+      help: "Age of the oldest visit event the consumer group has not committed, per partition: the time since this instance's lag reader first saw it (0 when none waits; counted from the reader's start for older ones)",
       labelNames: ['topic', 'partition'] as const,
       registers,
     }),

@@ -116,7 +116,7 @@ export class KafkaVisitSource implements VisitSource {
         topic: this.config.VISITS_TOPIC,
         everyMs: this.config.CONSUMER_LAG_INTERVAL_MS,
       },
-      sink.metrics.consumerLag,
+      { lag: sink.metrics.consumerLag, seconds: sink.metrics.consumerLagSeconds },
       this.logger,
     );
     this.lag.start();
