@@ -37,7 +37,7 @@ export const analyticsConfigShape = {
   ANONYMIZE_IP: env.bool(false),
   /**
    * The IP-to-country database (MaxMind .mmdb format); unset: the CC0 geo-whois-asn-country
-   * database shipped with the service (docs/operations.md says how to update it).
+   * database shipped with the service (docs/operations/upgrades.md says how to update it).
    */
   GEOIP_DATABASE: z.string().min(1).optional(),
   /** Days a deleted link's tombstone is kept, dropping its late events. */
