@@ -182,6 +182,8 @@ describe('alert drill, part two: dependencies away or slow', () => {
     })();
 
     // The redirect's Redis slow.
+    // Listed already (a p99 over 25 ms at rest: a starved machine), its firing proves less.
+    const pendingWhenSlowed = (await watch.poll()).has('RedirectLatencyHigh');
     const slowAt = Date.now();
     redis.slow(SLOW_MS);
     let slowFiringAt = 0;
@@ -258,7 +260,7 @@ describe('alert drill, part two: dependencies away or slow', () => {
         `redirect's Redis cut: ${explained.redisAway[0]} firing at ${s(redisDownAt, redisCutAt)}; ` +
         `links cut too, firing after: ${times(unavailable, linksCutAt)}; both restored, ` +
         `resolved after: ${times(recovered, restoredAt)}; Redis slowed ${SLOW_MS} ms each way: ` +
-        `RedirectLatencyHigh firing at ${s(slowFiringAt, slowAt)}, resolved ${s(slowResolvedAt, fastAt)} ` +
+        `RedirectLatencyHigh ${pendingWhenSlowed ? '(pending already) ' : ''}firing at ${s(slowFiringAt, slowAt)}, resolved ${s(slowResolvedAt, fastAt)} ` +
         `after; analytics' PostgreSQL cut: firing after ${times(analytics.fired, databaseCutAt)}, ` +
         `restored at ${s(analytics.restoredAt, databaseCutAt)}, resolved after ` +
         `${times(analytics.resolved, analytics.restoredAt)}; /r/ load ${outcomes(result.outcomes)}; ` +
