@@ -13,13 +13,14 @@ import { createLinks, FaultStack, ready } from './support/scenario';
 // links service, and analytics PostgreSQL, through proxies the test controls. Under 100
 // redirects/s over 50 links:
 //   - quiet first;
+//   - the redirect's Redis slowed (100 ms each way): RedirectLatencyHigh, resolved once fast;
 //   - the redirect's Redis cut: DependencyDown{redirect->redis};
 //   - then the links service cut too: cold codes answer 503: RedirectsUnavailable,
 //     HighErrorRate{redirect}, DependencyDown{redirect->links}; both restored, all resolve;
-//   - the redirect's Redis slowed (40 ms each way): RedirectLatencyHigh, resolved once fast;
-//   - meanwhile, from the start, analytics' PostgreSQL cut (its pod answers /readyz 503; the
-//     consumer holds its offsets): DependencyDown{analytics->postgres}, PodsNotReady{analytics},
-//     ConsumerLagGrowing; restored once all three fire, each resolves.
+//   - a flood of unknown codes from one client (404s, then 429s): no alert;
+//   - meanwhile, from the end of the quiet, analytics' PostgreSQL cut (its pod answers /readyz
+//     503; the consumer holds its offsets): DependencyDown{analytics->postgres},
+//     PodsNotReady{analytics}, ConsumerLagGrowing; restored once all three fire, each resolves.
 // Each fault lists the alerts it explains (one line each: an alert name alone explains it
 // whatever its labels); any other alert seen fails the drill.
 
