@@ -321,12 +321,11 @@ describe('k8s/components/monitoring: the rules for the Prometheus Operator', () 
     expect(monitor.spec.namespaceSelector).toBeUndefined();
   });
 
-  it('says which kube-state-metrics labels PodsNotReady needs, where the guide says how to deploy', () => {
-    const guide = guideText();
+  it("needs no kube-state-metrics: PodsNotReady reads the pods' own service_ready and up", () => {
+    const reads = alerts.flatMap((rule) => metricNames(rule.expr));
+    expect(reads.filter((name) => name.startsWith('kube_'))).toEqual([]);
     const rule = alerts.find((candidate) => candidate.alert === 'PodsNotReady')!;
-    const podLabels = [...rule.expr.matchAll(/label_([a-z0-9_]+)/g)].map((match) => match[1]);
-    expect(podLabels).toEqual(['app_kubernetes_io_part_of']);
-    expect(guide).toContain('--metric-labels-allowlist=pods=[app.kubernetes.io/part-of]');
-    expect(guide).toContain('metricLabelsAllowlist');
+    expect(rule.expr).toMatch(/\bservice_ready\)/);
+    expect(metricNames(rule.expr)).toEqual(['up']);
   });
 });

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { waitFor } from '@shortener/testkit';
+import { freePort, waitFor, type ServiceProcess } from '@shortener/testkit';
 import { brokerReachable, killBroker, startBroker, usesLocalBroker } from './support/kafka-control';
 import { RedirectLoad } from './support/load';
+import { AlertWatch, opsPorts, podOf, probeReadiness } from './support/alert-watch';
 import { fasterRules, startPrometheus, type PrometheusServer } from './support/prometheus';
 import {
   checkStorage,
@@ -15,10 +16,15 @@ import {
   tally,
 } from './support/scenario';
 
-// Scenario 9: the shipped alert rules, live. Debian's Prometheus scrapes the services every
-// second while the Kafka broker is stopped for a minute under redirect load: VisitQueueGrowing
-// (visits waiting in the redirect's memory) must fire while the broker is away and resolve
-// once it is back, and every visit served is stored once.
+// Scenario 9: the shipped alert rules, live. Debian's Prometheus scrapes the five services
+// every second on their ops ports (as the PodMonitor does; the kubelet's readiness probes run
+// too: support/alert-watch.ts) while the Kafka broker is stopped for a minute under redirect
+// load: VisitQueueGrowing (visits waiting in the redirect's memory) must fire while the broker
+// is away and resolve once it is back, and every visit served is stored once. A second
+// redirect instance with a small queue (VISIT_QUEUE_MAX 1,000, under 40 redirects/s of links
+// of its own) fills it: VisitSpoolFilling past half, then VisitsDropped as the full queue
+// drops visits; both resolve after, and every visit it served is stored or counted dropped.
+// No alert fires that the broker's absence does not explain.
 //
 // The rules are the shipped file (k8s/components/monitoring/alerts.yml) with time running
 // six times faster (support/prometheus.ts fasterRules: every `for:` and range divided by six,
@@ -31,24 +37,37 @@ const DOWN_MS = 60_000;
 // Load goes on after the restart until the alert has resolved or this long has passed.
 const AFTER_MS = 60_000;
 const ALERT = 'VisitQueueGrowing';
+const SMALL_QUEUE = 1000;
+const SMALL_RATE = 40;
+const SERVICES = ['gateway', 'auth', 'analytics', 'links', 'redirect'] as const;
 
 const local = usesLocalBroker() ? it : it.skip;
 
 describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker', () => {
   let load: RedirectLoad | undefined;
+  let smallLoad: RedirectLoad | undefined;
   let fault: FaultStack | undefined;
   let prometheus: PrometheusServer | undefined;
+  let probes: { stop(): void } | undefined;
 
   beforeAll(async () => {
     if (usesLocalBroker() && !(await brokerReachable())) await startBroker();
-    fault = await FaultStack.start('alerts');
-    for (const name of ['redirect', 'analytics', 'links'] as const) {
-      await ready(fault.get(name));
-    }
+    fault = await FaultStack.start('alerts', {
+      services: [...SERVICES],
+      serviceEnv: await opsPorts(SERVICES),
+    });
+    // The second redirect instance, its queue small: its own ops port too.
+    await fault.add('redirect', {
+      VISIT_QUEUE_MAX: String(SMALL_QUEUE),
+      OPS_PORT: String(await freePort()),
+    });
+    for (const service of SERVICES.flatMap((name) => fault!.all(name))) await ready(service);
   });
 
   afterAll(async () => {
+    probes?.stop();
     await load?.stop();
+    await smallLoad?.stop();
     await prometheus?.stop();
     await fault?.stop();
   });
@@ -57,46 +76,58 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
     'VisitQueueGrowing fires while the broker is away and resolves after, no visit lost',
     async () => {
       const stack = fault!;
-      const redirect = stack.get('redirect');
+      const [redirect, small] = stack.all('redirect') as [ServiceProcess, ServiceProcess];
+      const services = SERVICES.flatMap((name) => stack.all(name));
+      probes = probeReadiness(() => services);
       const rules = fasterRules(SPEED);
-      prometheus = await startPrometheus({
-        services: [redirect, stack.get('analytics'), stack.get('links')],
-        rules: rules.yaml,
-        intervalSeconds: 1,
-      });
+      prometheus = await startPrometheus({ services, rules: rules.yaml, intervalSeconds: 1 });
       const server = prometheus;
       // Every shipped alert was loaded (Prometheus refuses a rules file it cannot parse).
       expect((await server.ruleNames()).sort()).toEqual([...rules.alerts].sort());
-      const targets = await waitFor(
+      await waitFor(
         async () => {
           const all = await server.targets();
-          return all.length === 3 && all.every((target) => target.health === 'up') && all;
+          return all.length === services.length && all.every((target) => target.health === 'up');
         },
-        { what: 'Prometheus scraping the three services', timeoutMs: 20_000, intervalMs: 500 },
+        { what: 'Prometheus scraping the six instances', timeoutMs: 20_000, intervalMs: 500 },
       ).catch(async (error: Error) => {
         throw new Error(`${error.message}: ${JSON.stringify(await server.targets())}`);
       });
-      expect(targets.map((target) => target.health)).toEqual(['up', 'up', 'up']);
+
+      // What the broker's absence explains, one line each (an alert name alone: any labels).
+      const queueKey = `${ALERT}{pod=${podOf(redirect)}}`;
+      const fillingKey = `VisitSpoolFilling{pod=${podOf(small)}}`;
+      const droppedKey = `VisitsDropped{pod=${podOf(small)},reason=queue_full}`;
+      const explained = [
+        queueKey,
+        fillingKey,
+        droppedKey,
+        'DependencyDown{dependency=kafka,service=redirect}',
+        'DependencyDown{dependency=kafka,service=analytics}',
+      ];
 
       const expected = await createLinks(stack.client('links'), 'alerts');
+      const smallExpected = await createLinks(stack.client('links'), 'alerts-small', 20);
       load = new RedirectLoad({
         targets: [redirect.url],
         expected,
         ratePerSecond: RATE,
         durationMs: BEFORE_MS + DOWN_MS + AFTER_MS,
       });
-      // Every alert seen, for the report and for VisitsDropped staying silent.
-      const seen = new Map<string, string>();
-      const queueAlert = async () => {
-        const alerts = await server.alerts();
-        for (const alert of alerts) seen.set(alert.labels['alertname']!, alert.state);
-        return alerts.find((alert) => alert.labels['alertname'] === ALERT);
-      };
+      smallLoad = new RedirectLoad({
+        targets: [small.url],
+        expected: smallExpected,
+        ratePerSecond: SMALL_RATE,
+        durationMs: BEFORE_MS + DOWN_MS,
+      });
+      const watch = new AlertWatch(server);
 
-      await sleep(BEFORE_MS);
-      const quietBefore = await queueAlert();
+      await watch.watch(BEFORE_MS);
+      const quietBefore = watch.unexplained([]);
       const killedAt = Date.now();
       let firingAt = 0;
+      let fillingAt = 0;
+      let droppedAt = 0;
       let restartedAt = 0;
       let queuedWhileDown = 0;
       let mustRestart = true;
@@ -105,8 +136,10 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
         mustRestart = killed.stopped;
         if (!killed.stopped) throw new Error('no broker started by infra/infra.mjs to stop');
         while (Date.now() - killedAt < DOWN_MS) {
-          const alert = await queueAlert();
-          if (alert?.state === 'firing' && firingAt === 0) firingAt = Date.now();
+          const listed = await watch.poll();
+          if (listed.get(queueKey) === 'firing') firingAt ||= Date.now();
+          if (listed.get(fillingKey) === 'firing') fillingAt ||= Date.now();
+          if (listed.get(droppedKey) === 'firing') droppedAt ||= Date.now();
           await sleep(1000);
         }
         queuedWhileDown = await metric(redirect, 'visit_queue_depth');
@@ -116,38 +149,57 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
       }
 
       // Resolved: no longer listed, having fired.
-      let resolvedAt = 0;
-      while (firingAt > 0 && Date.now() - restartedAt < AFTER_MS + 30_000) {
-        if ((await queueAlert()) === undefined) {
-          resolvedAt = Date.now();
-          break;
-        }
-        await sleep(1000);
+      const resolved: Record<string, number> = {};
+      for (const key of [queueKey, fillingKey, droppedKey]) {
+        resolved[key] = await watch.until(
+          key,
+          'resolved',
+          AFTER_MS + 30_000 - (Date.now() - restartedAt),
+        );
       }
       const result = await load.stop();
+      const smallResult = await smallLoad.stop();
       const stored = await settledCounts(stack, result.served, 90_000);
       const counts = tally(result.served, stored);
       const storage = await checkStorage([...expected.keys()]);
       const dropped = await metric(redirect, 'visit_events_dropped_total');
-      const at = (time: number) =>
-        time === 0 ? 'never' : `${((time - killedAt) / 1000).toFixed(0)} s`;
+      const smallDropped = await metric(small, 'visit_events_dropped_total');
+      // Long stored by now: what is missing was dropped, and never comes.
+      const smallStored = await settledCounts(stack, smallResult.served, 5000);
+      const smallCounts = tally(smallResult.served, smallStored);
+      const at = (time: number, from = killedAt) =>
+        time === 0 ? 'never' : `${((time - from) / 1000).toFixed(0)} s`;
       report(
         'scenario 9 alerts',
         result,
         counts,
         `broker stopped at 0 s for ${(DOWN_MS / 1000).toFixed(0)} s (rules ${SPEED}× faster); ` +
-          `${ALERT} firing at ${at(firingAt)}, resolved at ${at(resolvedAt)} ` +
+          `${ALERT} firing at ${at(firingAt)}, resolved at ${at(resolved[queueKey]!)} ` +
           `(broker restarted at ${at(restartedAt)}, ${queuedWhileDown} visits queued just before); ` +
-          `alerts seen: ${[...seen].map(([name, state]) => `${name} ${state}`).join(', ') || 'none'}; ` +
-          `dropped ${dropped}`,
+          `small queue (${SMALL_QUEUE}): VisitSpoolFilling firing at ${at(fillingAt)}, resolved at ` +
+          `${at(resolved[fillingKey]!)}; VisitsDropped firing at ${at(droppedAt)}, resolved at ` +
+          `${at(resolved[droppedKey]!)}; it served ${smallCounts.served}, stored ` +
+          `${smallCounts.stored}, dropped ${smallDropped}; alerts seen (pending/firing/last, s ` +
+          `from ${at(watch.start)}): ${watch.describe()}; dropped ${dropped}`,
       );
 
-      expect(quietBefore).toBeUndefined();
-      // Fired while the broker was away, and only then.
+      expect(quietBefore).toEqual([]);
+      // Fired while the broker was away, and only then; resolved after.
       expect(firingAt).toBeGreaterThan(killedAt);
       expect(firingAt).toBeLessThan(restartedAt);
-      expect(resolvedAt).toBeGreaterThan(restartedAt);
-      expect(seen.has('VisitsDropped')).toBe(false);
+      expect(fillingAt).toBeGreaterThan(killedAt);
+      expect(fillingAt).toBeLessThan(restartedAt);
+      expect(droppedAt).toBeGreaterThan(killedAt);
+      expect(droppedAt).toBeLessThan(restartedAt);
+      for (const key of [queueKey, fillingKey, droppedKey]) {
+        expect({ key, resolved: resolved[key]! > restartedAt }).toEqual({ key, resolved: true });
+      }
+      expect(watch.unexplained(explained)).toEqual([]);
+      // The small queue's visits: each stored, or counted dropped (none twice).
+      expect(smallDropped).toBeGreaterThan(0);
+      expect(smallCounts.doubled).toBe(0);
+      expect(smallCounts.stored + smallDropped).toBe(smallCounts.served);
+      // The big queue lost nothing.
       expect(dropped).toBe(0);
       expect(percent302(result)).toBe(100);
       expect(counts.mismatched).toEqual([]);

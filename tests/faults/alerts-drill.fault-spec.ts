@@ -2,18 +2,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { VISITS_TOPIC } from '@shortener/contracts';
 import { testServers, waitFor } from '@shortener/testkit';
+import { AlertWatch, opsPorts, podOf, probeReadiness } from './support/alert-watch';
 import { fasterRules, startPrometheus, type PrometheusServer } from './support/prometheus';
 import { FaultStack, metric, ready } from './support/scenario';
 
 // The alert drill: the shipped rules (six times faster, as scenario 9 runs them) on Debian's
-// Prometheus, scraping all five services each as a job of its name, as the PodMonitor does.
+// Prometheus, scraping all five services on their ops ports each as a job of its name, as the
+// PodMonitor does, while the kubelet's readiness probes run (support/alert-watch.ts).
 // Each fault below makes its alert fire, and each alert that fires must be one the fault
 // explains; the stack is quiet before. Faults:
 //   - analytics not answering (SIGSTOP: its scrape times out, as a hung or gone pod's would):
-//     ServiceDown{job="analytics"} fires, and resolves once it answers again (SIGCONT);
+//     ServiceDown{job="analytics"} fires, and resolves once it answers again (SIGCONT); its pod
+//     not answering is PodsNotReady too, and the gateway finds it away (DependencyDown);
 //   - a message on the visits topic that is no visit: VisitsDeadLettered fires. Its window
 //     is an hour (ten minutes here), so its resolution is not waited for.
-// The broker down (VisitQueueGrowing) is scenario 9's (alert-queue-growing.fault-spec.ts).
+// The broker down (VisitQueueGrowing, and a small queue's VisitSpoolFilling and VisitsDropped)
+// is scenario 9's (alert-queue-growing.fault-spec.ts); a dependency away or slow is part two's
+// (alerts-dependencies.fault-spec.ts).
 
 const SPEED = 6;
 /** How long analytics stays stopped: ServiceDown's 3m `for:` is 30 s here. */
@@ -23,10 +28,13 @@ describe('alert drill: each alert fires on its real fault', () => {
   let fault: FaultStack | undefined;
   let prometheus: PrometheusServer | undefined;
   let stoppedPid: number | undefined;
+  let probes: { stop(): void } | undefined;
 
   beforeAll(async () => {
+    const services = ['gateway', 'auth', 'analytics', 'links', 'redirect'] as const;
     fault = await FaultStack.start('alert-drill', {
-      services: ['gateway', 'auth', 'analytics', 'links', 'redirect'],
+      services: [...services],
+      serviceEnv: await opsPorts(services),
     });
     for (const name of ['gateway', 'auth', 'analytics', 'links', 'redirect'] as const) {
       await ready(fault.get(name));
@@ -34,6 +42,7 @@ describe('alert drill: each alert fires on its real fault', () => {
   });
 
   afterAll(async () => {
+    probes?.stop();
     if (stoppedPid !== undefined) process.kill(stoppedPid, 'SIGCONT');
     await prometheus?.stop();
     await fault?.stop();
@@ -44,6 +53,7 @@ describe('alert drill: each alert fires on its real fault', () => {
     const services = (['gateway', 'auth', 'analytics', 'links', 'redirect'] as const).map((name) =>
       stack.get(name),
     );
+    probes = probeReadiness(() => services);
     const rules = fasterRules(SPEED);
     prometheus = await startPrometheus({ services, rules: rules.yaml, intervalSeconds: 1 });
     const server = prometheus;
@@ -56,30 +66,21 @@ describe('alert drill: each alert fires on its real fault', () => {
       { what: 'Prometheus scraping the five services', timeoutMs: 20_000, intervalMs: 500 },
     );
 
-    // Every alert seen pending or firing, by name and labels, with when it was first seen.
-    const start = Date.now();
-    const seen = new Map<string, { state: string; at: number }>();
-    const key = (labels: Record<string, string>) =>
-      `${labels['alertname']}${labels['job'] ? `{job=${labels['job']}}` : ''}` +
-      `${labels['dependency'] ? `{${labels['service']}->${labels['dependency']}}` : ''}`;
-    const poll = async () => {
-      const alerts = await server.alerts();
-      for (const alert of alerts) {
-        const name = key(alert.labels);
-        const before = seen.get(name);
-        if (!before || (before.state === 'pending' && alert.state === 'firing')) {
-          seen.set(name, { state: alert.state, at: Date.now() - start });
-        }
-      }
-      return alerts;
+    const watch = new AlertWatch(server);
+    const firing = async (key: string) => (await watch.poll()).get(key) === 'firing';
+    // What each fault explains, one line each (an alert name alone: any labels).
+    const explained = {
+      analyticsStopped: [
+        'ServiceDown{job=analytics}',
+        `PodsNotReady{pod=${podOf(stack.get('analytics'))}}`,
+        'DependencyDown{dependency=analytics,service=gateway}',
+      ],
+      deadLetter: ['VisitsDeadLettered'],
     };
-    const firing = async (name: string) =>
-      (await poll()).some((alert) => key(alert.labels) === name && alert.state === 'firing');
 
     // Quiet: every service up for a while (ServiceDown's 30 s and more), nothing pending.
-    await sleep(40_000);
-    const quiet = await poll();
-    expect(quiet.map((alert) => key(alert.labels))).toEqual([]);
+    await watch.watch(40_000);
+    expect(watch.unexplained([])).toEqual([]);
 
     // Analytics stops answering: ServiceDown for its job, then resolved once it answers.
     const analytics = stack.get('analytics');
@@ -102,10 +103,7 @@ describe('alert drill: each alert fires on its real fault', () => {
     let downResolvedAt = 0;
     await waitFor(
       async () => {
-        const alerts = await poll();
-        if (alerts.some((alert) => key(alert.labels) === 'ServiceDown{job=analytics}')) {
-          return false;
-        }
+        if ((await watch.poll()).has('ServiceDown{job=analytics}')) return false;
         downResolvedAt = Date.now();
         return true;
       },
@@ -149,19 +147,14 @@ describe('alert drill: each alert fires on its real fault', () => {
         `firing at ${at(downFiringAt, stoppedAt)}, resolved ${at(downResolvedAt, continuedAt)} ` +
         `after it answered again; a bad message: dead-lettered ${before} -> ${after}, ` +
         `VisitsDeadLettered firing at ${at(deadFiringAt, sentAt)}; alerts seen: ` +
-        `${[...seen].map(([name, { state, at: when }]) => `${name} ${state} at ${(when / 1000).toFixed(0)} s`).join(', ')}\n`,
+        `${watch.describe()} (pending/firing/last, s)\n`,
     );
 
     expect(downFiringAt).toBeGreaterThan(stoppedAt);
     expect(downResolvedAt).toBeGreaterThan(continuedAt);
     expect(after).toBe(before + 1);
     expect(deadFiringAt).toBeGreaterThan(sentAt);
-    // Nothing else: the gateway finding analytics away is the one other alert it explains.
-    const explained = new Set([
-      'ServiceDown{job=analytics}',
-      'VisitsDeadLettered',
-      'DependencyDown{gateway->analytics}',
-    ]);
-    expect([...seen.keys()].filter((name) => !explained.has(name))).toEqual([]);
+    // Nothing else.
+    expect(watch.unexplained(Object.values(explained).flat())).toEqual([]);
   }, 360_000);
 });

@@ -108,6 +108,22 @@ describe('dependencyMetric', () => {
     await Promise.resolve();
     expect(await registry.metrics()).toContain('dependency_up{dependency="redis"} 1');
   });
+
+  it("keeps the round's verdict as service_ready 1 or 0", async () => {
+    const registry = new Registry();
+    let postgres: () => Promise<void> = ok;
+    const readiness = throttledReadiness([{ name: 'postgres', check: () => postgres() }], {
+      maxAgeMs: 0,
+      onReport: dependencyMetric(registry),
+    });
+    await readiness();
+    await Promise.resolve();
+    expect(await registry.metrics()).toMatch(/^service_ready 1$/m);
+    postgres = down;
+    await readiness();
+    await Promise.resolve();
+    expect(await registry.metrics()).toMatch(/^service_ready 0$/m);
+  });
 });
 
 describe('serviceAlive', () => {

@@ -107,25 +107,48 @@ export function throttledReadiness(
 /** The gauge of each dependency's state at the last readiness check. */
 export const DEPENDENCY_METRIC = 'dependency_up';
 
+/** The gauge of the instance's own readiness at its last check (what /readyz answered). */
+export const READY_METRIC = 'service_ready';
+
+function gaugeOf<T extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly T[],
+): Gauge<T> {
+  return (
+    (registry.getSingleMetric(name) as Gauge<T> | undefined) ??
+    new Gauge({ name, help, labelNames, registers: [registry] })
+  );
+}
+
 /**
  * Keeps each check's result of the last readiness round in `registry` as
  * `dependency_up{dependency="redis"}` 1 or 0, so an optional dependency that is away (the
- * service stays ready) shows in metrics and alerts. One gauge per registry, however many
- * readiness endpoints report into it.
+ * service stays ready) shows in metrics and alerts; and the round's verdict as
+ * `service_ready` 1 or 0, so a pod that says it is not ready shows without
+ * kube-state-metrics (PodsNotReady reads it). One gauge each per registry, however many
+ * readiness endpoints report into it. A shutdown is not counted: a stopping pod is not
+ * ready on purpose.
  */
 export function dependencyMetric(registry: Registry): (report: ReadinessReport) => void {
-  const gauge =
-    (registry.getSingleMetric(DEPENDENCY_METRIC) as Gauge<'dependency'> | undefined) ??
-    new Gauge({
-      name: DEPENDENCY_METRIC,
-      help: 'Whether a dependency answered at the last readiness check (1) or not (0)',
-      labelNames: ['dependency'] as const,
-      registers: [registry],
-    });
+  const dependencies = gaugeOf(
+    registry,
+    DEPENDENCY_METRIC,
+    'Whether a dependency answered at the last readiness check (1) or not (0)',
+    ['dependency'] as const,
+  );
+  const ready = gaugeOf(
+    registry,
+    READY_METRIC,
+    'Whether this instance was ready at its last readiness check (1) or not (0)',
+    [] as const,
+  );
   return (report) => {
     for (const [dependency, result] of Object.entries(report.checks)) {
-      if (dependency !== 'shutdown') gauge.set({ dependency }, result === 'ok' ? 1 : 0);
+      if (dependency !== 'shutdown') dependencies.set({ dependency }, result === 'ok' ? 1 : 0);
     }
+    ready.set(report.ready ? 1 : 0);
   };
 }
 

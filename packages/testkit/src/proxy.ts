@@ -10,6 +10,7 @@ export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private passing: boolean;
+  private delayMs = 0;
 
   constructor(
     private readonly target: { host: string; port: number },
@@ -46,6 +47,14 @@ export class TcpProxy {
     this.passing = true;
   }
 
+  /**
+   * From now on holds every chunk `ms` before passing it on, either way, open connections
+   * included (0: none again): a slow network or a slow server, as a client sees one.
+   */
+  slow(ms: number): void {
+    this.delayMs = ms;
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) =>
@@ -58,15 +67,21 @@ export class TcpProxy {
       client.destroy();
       return;
     }
-    splice(client, connect(this.target.port, this.target.host), this.sockets);
+    splice(client, connect(this.target.port, this.target.host), this.sockets, () => this.delayMs);
   }
 }
 
 /**
  * Joins two sockets both ways, each kept in `open` until either ends, when both are closed:
- * what a TCP proxy does with a connection it passes on.
+ * what a TCP proxy does with a connection it passes on. With `delayMs`, each chunk is held
+ * that long (read as it arrives) before it is passed on, in order.
  */
-export function splice(client: Socket, upstream: Socket, open: Set<Socket>): void {
+export function splice(
+  client: Socket,
+  upstream: Socket,
+  open: Set<Socket>,
+  delayMs?: () => number,
+): void {
   open.add(client);
   open.add(upstream);
   const drop = (): void => {
@@ -77,6 +92,24 @@ export function splice(client: Socket, upstream: Socket, open: Set<Socket>): voi
   };
   client.on('error', drop).on('close', drop);
   upstream.on('error', drop).on('close', drop);
-  client.pipe(upstream);
-  upstream.pipe(client);
+  if (delayMs === undefined) {
+    client.pipe(upstream);
+    upstream.pipe(client);
+    return;
+  }
+  relay(client, upstream, delayMs);
+  relay(upstream, client, delayMs);
+}
+
+/** Passes what `from` sends to `to`, each chunk `delayMs()` later, never out of order. */
+function relay(from: Socket, to: Socket, delayMs: () => number): void {
+  let last = 0;
+  const later = (send: () => void): void => {
+    const now = Date.now();
+    last = Math.max(now + delayMs(), last);
+    if (last <= now) send();
+    else setTimeout(() => to.destroyed || send(), last - now);
+  };
+  from.on('data', (chunk: Buffer) => later(() => to.write(chunk)));
+  from.on('end', () => later(() => to.end()));
 }

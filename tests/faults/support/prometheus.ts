@@ -64,6 +64,8 @@ export interface PrometheusServer {
   url: string;
   /** The alerts pending or firing now (GET /api/v1/alerts): a resolved one is not listed. */
   alerts(): Promise<ActiveAlert[]>;
+  /** An instant query's value (its first series'), or undefined when it has none. */
+  query(expr: string): Promise<number | undefined>;
   /** The alerting rules Prometheus loaded, by name. */
   ruleNames(): Promise<string[]>;
   /** Each target's health at its last scrape ('up', 'down', 'unknown' before the first). */
@@ -131,6 +133,12 @@ export async function startPrometheus(options: {
   const server: PrometheusServer = {
     url,
     alerts: async () => (await api<{ alerts: ActiveAlert[] }>('/api/v1/alerts')).alerts,
+    query: async (expr) => {
+      const { result } = await api<{ result: { value: [number, string] }[] }>(
+        `/api/v1/query?query=${encodeURIComponent(expr)}`,
+      );
+      return result[0] === undefined ? undefined : Number(result[0].value[1]);
+    },
     ruleNames: async () =>
       (
         await api<{ groups: { rules: { name: string; type: string }[] }[] }>(

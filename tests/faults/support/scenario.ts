@@ -216,7 +216,7 @@ export function report(name: string, load: LoadResult, counts: Tally, extra = ''
 
 /** A Prometheus metric of a service, summed over its label sets (0 if never counted yet). */
 export async function metric(service: ServiceProcess, name: string): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
+  const text = await (await fetch(`${service.opsUrl}/metrics`)).text();
   let total = 0;
   let found = false;
   for (const line of text.split('\n')) {
