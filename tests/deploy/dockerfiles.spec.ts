@@ -412,11 +412,18 @@ describe('the images’ Node.js', () => {
     expect(major).toBeGreaterThanOrEqual(OLDEST_SUPPORTED_NODE);
   });
 
-  it('is one package.json’s engines allows', () => {
+  it('is the oldest line package.json’s engines allows: no older line is tested', () => {
     const { engines } = JSON.parse(readRepoFile('package.json')) as { engines: { node: string } };
     const oldest = /^>=\s*(\d+)(?:\.\d+){0,2}$/.exec(engines.node);
     expect(oldest).not.toBeNull();
-    expect(Number(majors[0])).toBeGreaterThanOrEqual(Number(oldest![1]));
+    expect(oldest![1]).toBe(majors[0]);
+  });
+
+  it('is the line of the release .nvmrc pins, which npm test runs the suites on', () => {
+    // scripts/image-node.mjs: on another line, npm test starts again on this release.
+    const pinned = readRepoFile('.nvmrc').trim();
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(pinned.split('.')[0]).toBe(majors[0]);
   });
 });
 
