@@ -292,4 +292,14 @@ async function main() {
   return failures.length === 0 && totals.failed === 0 ? 0 : 1;
 }
 
-process.exitCode = (await relaunchOnImageNode(fileURLToPath(import.meta.url))) ?? (await main());
+/** The exit code of this script run again on the images' Node.js, or null when it runs on it. */
+async function onImageNode() {
+  try {
+    return await relaunchOnImageNode(fileURLToPath(import.meta.url));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = (await onImageNode()) ?? (await main());
