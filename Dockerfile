@@ -7,8 +7,8 @@
 #   docker build --target web-app -t shortener-frontend .
 # docker compose build passes the arguments of each service (docker-compose.yml).
 # Node.js 24, the active LTS line (20 reached its end of life in April 2026): its latest
-# release when the image is built. The suite's server lanes run on it (docs/operations.md,
-# "Images").
+# release when the image is built. npm test runs every suite on the release of this line that
+# .nvmrc pins (scripts/image-node.mjs; docs/operations.md, "Images").
 ARG NODE_VERSION=24
 ARG NGINX_IMAGE=nginxinc/nginx-unprivileged:stable-alpine
 

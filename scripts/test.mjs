@@ -10,6 +10,10 @@
 // fault scenario never stops (it cuts proxies). Once both lanes are done, the scenarios of
 // FAULTS_ALONE run with the machine to themselves.
 //
+// Everything runs on the Node.js the images run (the release .nvmrc pins): on another line,
+// this script starts again on that release, fetched once from the npm registry
+// (scripts/image-node.mjs), so the services, Jest and every process they start run on it.
+//
 //   npm test                   everything
 //   npm test -- --keep-infra   leave what it started running (faster reruns)
 import { spawnSync } from 'node:child_process';
@@ -19,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { findNginx } from '../infra/edge.mjs';
 import { down, up } from '../infra/infra.mjs';
 import { run, runLogged } from './lib/processes.mjs';
+import { relaunchOnImageNode } from './image-node.mjs';
 import { ensurePreviousRelease } from './previous-release.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,7 +149,7 @@ async function main() {
   const totals = { passed: 0, failed: 0 };
   const failures = [];
 
-  section('build');
+  section(`build (Node.js ${process.version}, ${process.execPath})`);
   if ((await run('npm', ['run', 'build', '--silent'], { cwd: root })) !== 0) {
     console.error('Build failed; no tests were run.');
     return 1;
@@ -291,4 +296,14 @@ async function main() {
   return failures.length === 0 && totals.failed === 0 ? 0 : 1;
 }
 
-process.exitCode = await main();
+/** The exit code of this script run again on the images' Node.js, or null when it runs on it. */
+async function onImageNode() {
+  try {
+    return await relaunchOnImageNode(fileURLToPath(import.meta.url));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = (await onImageNode()) ?? (await main());

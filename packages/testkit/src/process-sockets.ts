@@ -1,5 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 // What a process listens on, read from /proc (Linux), and whether another local user can
 // reach it: for the tests of who may connect where.
@@ -75,6 +88,38 @@ socket.on('connect', () => { console.log('open'); socket.destroy(); });
 socket.on('error', (error) => console.log(error.code ?? error.message));
 `;
 
+/** Whether users other than the owner may run `file`: it and every folder above it let them. */
+function othersMayRun(file: string): boolean {
+  const real = realpathSync(file);
+  for (let entry = real; ; entry = path.dirname(entry)) {
+    if ((statSync(entry).mode & 0o001) === 0) return false;
+    if (entry === path.dirname(entry)) return true;
+  }
+}
+
+let nodeForOthers: string | undefined;
+
+/**
+ * A node `nobody` may run: this one, or else a link to it (a copy across file systems) in a
+ * folder of its own under the temporary folder, removed when this process exits. The node npm
+ * test runs on (scripts/image-node.mjs) lives in npm's cache, under root's closed home.
+ */
+function nodeOthersMayRun(): string {
+  if (nodeForOthers) return nodeForOthers;
+  if (othersMayRun(process.execPath)) return (nodeForOthers = process.execPath);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'node-for-others-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  chmodSync(dir, 0o755);
+  const node = path.join(dir, 'node');
+  try {
+    linkSync(process.execPath, node);
+  } catch {
+    copyFileSync(process.execPath, node);
+  }
+  chmodSync(node, 0o755);
+  return (nodeForOthers = node);
+}
+
 /**
  * What another local user (`nobody`) gets when it connects to the Unix socket at
  * `socketPath`: 'open', or the error code (EACCES when the socket or its folder is closed to
@@ -87,7 +132,7 @@ export function connectAsNobody(socketPath: string): string {
   }
   const attempt = spawnSync(
     'runuser',
-    ['-u', 'nobody', '--', process.execPath, '-e', CONNECT, socketPath],
+    ['-u', 'nobody', '--', nodeOthersMayRun(), '-e', CONNECT, socketPath],
     { encoding: 'utf8', timeout: 10_000 },
   );
   if (attempt.status !== 0) throw new Error(`runuser failed: ${attempt.stderr}`);

@@ -11,7 +11,7 @@ describe('the Node settings a service is started with, as in production', () => 
 
   it('gives NODE_OPTIONS the package’s options, then the caller’s', () => {
     expect(serviceNodeOptions('redirect', { NODE_OPTIONS: '--stack-trace-limit=5' })).toBe(
-      '--max-semi-space-size=2 --max-old-space-size=256 --stack-trace-limit=5',
+      '--max-semi-space-size=2 --max-old-space-size=256 --disable-warning=TimeoutNegativeWarning --stack-trace-limit=5',
     );
     expect(serviceNodeOptions('links')).toBeUndefined();
   });
