@@ -216,6 +216,11 @@ try {
   console.log(
     `migration: ${durationS.toFixed(1)} s, copied in slices of ${SLICE}; now ${visits} visits in ${partitions} monthly tables`,
   );
+  // What sizes the migration Job's PARTITION_COPY_SECONDS and deadline (k8s/base/migrate-job.yaml).
+  const rate = ROWS / durationS;
+  console.log(
+    `copy rate: ${Math.round(rate)} visits/s of those already there (the writer's beside them); 600 s copies about ${((rate * 600) / 1e6).toFixed(1)} M`,
+  );
   for (const lock of migration.locks) {
     console.log(
       `  lock for ${lock.step}: waited ${lock.waitedMs.toFixed(1)} ms, held ${lock.heldMs.toFixed(1)} ms (${lock.tries} tries)`,

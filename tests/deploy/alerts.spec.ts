@@ -13,7 +13,8 @@ import {
   type LabelSelector,
   type Manifest,
 } from './support/kubernetes';
-import { readRepoFile, REPO_ROOT, SERVICES } from './support/repo';
+import { REPO_ROOT, repoPathExists, SERVICES } from './support/repo';
+import { guideText, RUNBOOKS_DIR } from './support/guide';
 
 // The alert rules (k8s/components/monitoring/alerts.yml) checked and unit-tested with the real
 // promtool (Debian's prometheus package; npm test installs it when missing), the dashboard's
@@ -98,19 +99,6 @@ function testWithAlert(name: string, expr: string): { status: number; output: st
   }
 }
 
-/** The anchors GitHub gives the headings of a Markdown file. */
-function headingAnchors(markdown: string): Set<string> {
-  return new Set(
-    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map(([, title]) =>
-      title!
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, '')
-        .replace(/ /g, '-'),
-    ),
-  );
-}
-
 describe('alert rules', () => {
   it('pass promtool check rules', () => {
     const { status, output } = promtool(['check', 'rules', RULES]);
@@ -166,8 +154,7 @@ describe('alert rules', () => {
     },
   );
 
-  it('each carry a severity, a summary, a description and a runbook in the operations guide', () => {
-    const anchors = headingAnchors(readRepoFile('docs/operations.md'));
+  it('each carry a severity, a summary, a description and a runbook page of the guide', () => {
     const problems: string[] = [];
     for (const rule of alerts) {
       if (!['critical', 'warning'].includes(rule.labels?.['severity'] ?? '')) {
@@ -177,9 +164,11 @@ describe('alert rules', () => {
         if (!rule.annotations?.[field]) problems.push(`${rule.alert}: no ${field}`);
       }
       const runbook = rule.annotations?.['runbook_url'] ?? '';
-      const [file, anchor] = runbook.split('#');
-      if (file !== 'docs/operations.md' || !anchor || !anchors.has(anchor)) {
-        problems.push(`${rule.alert}: runbook ${runbook || 'missing'} is no heading of the guide`);
+      if (
+        runbook !== `${RUNBOOKS_DIR}/${rule.alert.toLowerCase()}.md` ||
+        !repoPathExists(runbook)
+      ) {
+        problems.push(`${rule.alert}: runbook ${runbook || 'missing'} is no page of the guide`);
       }
     }
     expect(problems).toEqual([]);
@@ -228,7 +217,7 @@ describe('dashboard', () => {
   });
 
   it('reads (as the alerts do) only metrics the guide lists, or the exporters it names', () => {
-    const guide = readRepoFile('docs/operations.md');
+    const guide = guideText();
     const exporters = /^(kube_pod_|process_|nodejs_)/;
     const exprs = [
       ...dashboardQueries.map(({ panel, expr }) => ({ where: `panel "${panel}"`, expr })),
@@ -319,7 +308,7 @@ describe('k8s/components/monitoring: the rules for the Prometheus Operator', () 
   });
 
   it('says which kube-state-metrics labels PodsNotReady needs, where the guide says how to deploy', () => {
-    const guide = readRepoFile('docs/operations.md');
+    const guide = guideText();
     const rule = alerts.find((candidate) => candidate.alert === 'PodsNotReady')!;
     const podLabels = [...rule.expr.matchAll(/label_([a-z0-9_]+)/g)].map((match) => match[1]);
     expect(podLabels).toEqual(['app_kubernetes_io_part_of']);

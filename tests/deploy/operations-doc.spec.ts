@@ -9,6 +9,7 @@ import {
   serviceSpec,
 } from './support/repo';
 import { kafkaTopics, ofKind, render } from './support/kubernetes';
+import { guidePage, guideText, section } from './support/guide';
 import type { IDeployment } from 'kubernetes-models/apps/v1';
 import type { IConfigMap } from 'kubernetes-models/v1';
 
@@ -36,8 +37,8 @@ function metricNames(): string[] {
   return [...names].sort();
 }
 
-describe('docs/operations.md', () => {
-  const doc = readRepoFile('docs/operations.md');
+describe('the operations guide (docs/operations.md and its pages)', () => {
+  const doc = guideText();
 
   it('documents every environment variable a service reads', () => {
     const variables = [...new Set(SERVICES.flatMap(configVariables))].sort();
@@ -46,8 +47,9 @@ describe('docs/operations.md', () => {
   });
 
   it('lists in its configuration table only variables a service still reads', () => {
-    const section = /\n## Configuration\n([\s\S]*?)\n## /.exec(doc)?.[1] ?? '';
-    const listed = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((match) => match[1]!);
+    const listed = [...guidePage('configuration').matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map(
+      (match) => match[1]!,
+    );
     expect(listed.length).toBeGreaterThan(0);
     const read = new Set(SERVICES.flatMap(configVariables));
     expect(listed.filter((name) => !read.has(name))).toEqual([]);
@@ -70,8 +72,11 @@ describe('docs/operations.md', () => {
   });
 
   it('names in its network policy table who reaches each datastore, as services/services.json does', () => {
-    const section = /\n### Network policies\n([\s\S]*?)\n### /.exec(doc)?.[1] ?? '';
-    const rows = [...section.matchAll(/^\| ([^|]+?) +\| (PostgreSQL|Redis|Kafka)\b[^|]*\|/gm)];
+    const rows = [
+      ...guidePage('network-policies').matchAll(
+        /^\| ([^|]+?) +\| (PostgreSQL|Redis|Kafka)\b[^|]*\|/gm,
+      ),
+    ];
     const listed = Object.fromEntries(
       rows.map((match) => [match[2]!, match[1]!.split(/,\s*/).sort()]),
     );
@@ -133,9 +138,10 @@ describe('docs/operations.md', () => {
         Object.values(value).forEach(visit);
       };
       visit(production);
-      const section = /\n### The production overlay\n([\s\S]*?)\n### /.exec(doc)?.[1] ?? '';
-      const created = [...section.matchAll(/--from-literal=([A-Z_]+)=/g)].map((match) => match[1]);
-      const listed = [...section.matchAll(/^ *\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+      const overlay = section(guidePage('deploy'), 'The production overlay');
+      expect(overlay).not.toBe('');
+      const created = [...overlay.matchAll(/--from-literal=([A-Z_]+)=/g)].map((match) => match[1]);
+      const listed = [...overlay.matchAll(/^ *\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
       const needed = [...mounted].filter(([, required]) => required).map(([key]) => key);
       expect(needed.filter((key) => !created.includes(key))).toEqual([]);
       expect(listed.sort()).toEqual([...mounted.keys()].sort());

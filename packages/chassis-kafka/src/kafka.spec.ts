@@ -4,6 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '@shortener/chassis';
 import {
+  aclRefusal,
   checkKafkaSecurity,
   kafkaClientConfig,
   kafkaEnv,
@@ -97,5 +98,40 @@ describe('Kafka client security settings', () => {
       expect.stringMatching(/^KAFKA_SASL_MECHANISM: /),
     ]);
     expect(problemsOf({ KAFKA_SSL: 'maybe' })).toEqual([expect.stringMatching(/^KAFKA_SSL: /)]);
+  });
+});
+
+describe('aclRefusal', () => {
+  // The errors as kafkajs throws them: the broker's answer, wrapped in its retry errors.
+  const protocolError = (type: string, message: string) =>
+    Object.assign(new Error(message), { name: 'KafkaJSProtocolError', type });
+
+  it("finds Kafka's refusal of an ACL however deep kafkajs wrapped it", () => {
+    const refused = protocolError(
+      'TOPIC_AUTHORIZATION_FAILED',
+      'Not authorized to access topics: [Topic authorization failed]',
+    );
+    const wrapped = new Error('retries exceeded', {
+      cause: new Error('again', { cause: refused }),
+    });
+    expect(aclRefusal(wrapped)).toBe(refused.message);
+    expect(
+      aclRefusal(protocolError('CLUSTER_AUTHORIZATION_FAILED', 'Cluster authorization failed')),
+    ).toBe('Cluster authorization failed');
+  });
+
+  it('reads a group without a coordinator as the refused group kafkajs makes of it', () => {
+    const lost = Object.assign(new Error('Failed to find group coordinator'), {
+      name: 'KafkaJSGroupCoordinatorNotFound',
+    });
+    expect(aclRefusal(lost)).toMatch(/GROUP_AUTHORIZATION_FAILED/);
+  });
+
+  it('is undefined for any other failure', () => {
+    expect(
+      aclRefusal(protocolError('UNKNOWN_TOPIC_OR_PARTITION', 'no such topic')),
+    ).toBeUndefined();
+    expect(aclRefusal(new Error('Connection timeout'))).toBeUndefined();
+    expect(aclRefusal('a string')).toBeUndefined();
   });
 });

@@ -73,6 +73,23 @@ export function checkKafkaSecurity<Config extends KafkaSecuritySettings>(
   return config;
 }
 
+/**
+ * Kafka's refusal of an ACL (TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED) in `error` or
+ * what caused it (kafkajs wraps the broker's answer in its retry errors), or undefined. A
+ * refused consumer group reaches a consumer only as "Failed to find group coordinator":
+ * kafkajs tries the next broker on GROUP_AUTHORIZATION_FAILED and keeps only that.
+ */
+export function aclRefusal(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const type = (cause as { type?: unknown }).type;
+    if (typeof type === 'string' && type.endsWith('_AUTHORIZATION_FAILED')) return cause.message;
+    if (cause.name === 'KafkaJSGroupCoordinatorNotFound') {
+      return 'no coordinator for its consumer group, which is how a group the user may not read (GROUP_AUTHORIZATION_FAILED) reaches the client';
+    }
+  }
+  return undefined;
+}
+
 /** The kafkajs `ssl` and `sasl` options the settings ask for. */
 export function kafkaSecurity(settings: KafkaSecuritySettings): Pick<KafkaConfig, 'ssl' | 'sasl'> {
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_USERNAME: username } = settings;

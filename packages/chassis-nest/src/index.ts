@@ -7,3 +7,4 @@ export * from './request-body';
 export * from './request-body.module';
 export * from './contract-route';
 export * from './nest-routes';
+export * from './periodic-provider';

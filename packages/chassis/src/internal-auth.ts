@@ -62,7 +62,7 @@ export interface InternalSecretConfig {
   INTERNAL_API_SECRET: string;
   /**
    * Also accepted, never used to sign: the other secret while INTERNAL_API_SECRET is rotated
-   * (docs/operations.md, "Rotating INTERNAL_API_SECRET"), so that pods holding either one
+   * (docs/operations/credentials.md), so that pods holding either one
    * understand each other during a rollout.
    */
   INTERNAL_API_SECRET_PREVIOUS?: string | undefined;

@@ -20,7 +20,7 @@ export const MESSAGES = {
   urlNotFound: 'Url not found',
   noVisitors: 'No visitors',
   missingRequestedWith: 'Missing X-Requested-With header',
-  /** A GET or HEAD of /r/{code} that carries a body (refused: see docs/operations.md, The edge). */
+  /** A GET or HEAD of /r/{code} that carries a body (refused: see docs/operations/edge.md). */
   noBodyOnShortLink: 'A short link takes no request body',
 } as const;
 

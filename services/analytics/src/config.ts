@@ -37,7 +37,7 @@ export const analyticsConfigShape = {
   ANONYMIZE_IP: env.bool(false),
   /**
    * The IP-to-country database (MaxMind .mmdb format); unset: the CC0 geo-whois-asn-country
-   * database shipped with the service (docs/operations.md says how to update it).
+   * database shipped with the service (docs/operations/upgrades.md says how to update it).
    */
   GEOIP_DATABASE: z.string().min(1).optional(),
   /** Days a deleted link's tombstone is kept, dropping its late events. */
@@ -50,6 +50,23 @@ export const analyticsConfigShape = {
    */
   VISIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
 };
+
+/**
+ * What the operator commands of the image (redrive-dead-letters, rewind-visits) read: Kafka
+ * and the topic and group names only, so a Job that runs one needs its Kafka user's password
+ * and nothing of the service's (no internal secret, no database).
+ */
+export const commandVariables = {
+  LOG_LEVEL: env.logLevel(),
+  ...kafkaConfigShape,
+  KAFKA_CONSUMER_GROUP: analyticsConfigShape.KAFKA_CONSUMER_GROUP,
+  VISITS_TOPIC: analyticsConfigShape.VISITS_TOPIC,
+  VISITS_DLQ_TOPIC: analyticsConfigShape.VISITS_DLQ_TOPIC,
+};
+
+export type AnalyticsCommandConfig = ReturnType<typeof loadAnalyticsCommandConfig>;
+export const loadAnalyticsCommandConfig = (source: NodeJS.ProcessEnv = process.env) =>
+  checkKafkaSecurity('analytics', loadConfig('analytics', commandVariables, source));
 
 export type AnalyticsConfig = ReturnType<typeof loadAnalyticsConfig>;
 export const loadAnalyticsConfig = (source: NodeJS.ProcessEnv = process.env) =>

@@ -1,8 +1,8 @@
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { createLogger } from '@shortener/chassis';
-import { createKafka } from '@shortener/chassis-kafka';
-import { loadAnalyticsConfig, type AnalyticsConfig } from './config';
+import { aclRefusal, createKafka } from '@shortener/chassis-kafka';
+import { loadAnalyticsCommandConfig, type AnalyticsCommandConfig } from './config';
 
 // What the analytics image's operator commands (rewind-visits, redrive-dead-letters) share:
 // how they read a time, and how they run, log and report.
@@ -22,25 +22,29 @@ export function commandTime(flag: string, value: string): number {
 }
 
 export interface CommandTools {
-  config: AnalyticsConfig;
+  config: AnalyticsCommandConfig;
   logger: Logger;
   kafka: Kafka;
 }
 
 /**
- * Runs an operator command with the service's configuration: its arguments read first, its
- * logs on stderr, its report as one JSON line on stdout and exit 0; or the error and `usage`
- * on stderr and exit 1.
+ * Runs an operator command with the service's Kafka configuration: its arguments read first,
+ * its logs on stderr, its report as one JSON line on stdout and exit 0; or the error and
+ * `usage` on stderr and exit 1. A refusal by Kafka's ACLs says which user was refused and
+ * `acls`, what the command needs.
  */
 export function runOperatorCommand<Args>(
   name: string,
   usage: string,
+  acls: string,
   readArgs: () => Args,
   run: (args: Args, tools: CommandTools) => Promise<Record<string, unknown>>,
 ): void {
+  let user: string | undefined;
   const main = async (): Promise<void> => {
     const args = readArgs();
-    const config = loadAnalyticsConfig();
+    const config = loadAnalyticsCommandConfig();
+    user = config.KAFKA_USERNAME;
     const logger = createLogger('analytics', config.LOG_LEVEL, process.stderr);
     const kafka = createKafka({
       brokers: config.KAFKA_BROKERS,
@@ -54,7 +58,13 @@ export function runOperatorCommand<Args>(
   main().then(
     () => process.exit(0),
     (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+      const refused = aclRefusal(error);
+      const message = refused
+        ? `Kafka refused the ${user ? `user ${user}` : 'client (no KAFKA_USERNAME)'}: ${refused}. ${acls}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      process.stderr.write(`${message}\n${usage}\n`);
       process.exit(1);
     },
   );

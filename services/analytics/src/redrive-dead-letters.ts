@@ -4,13 +4,16 @@ import { commandTime, runOperatorCommand } from './operator-command';
 
 // `node dist/redrive-dead-letters.js [--from <time>] [--to <time>] [--reason <text>] [--dry-run]`:
 // sends the dead letters of visits.dlq back to the visits topic once what refused them is
-// fixed (docs/operations.md, "Re-driving dead letters"). Times are ISO 8601 with their zone
+// fixed (docs/operations/redrive.md). Times are ISO 8601 with their zone
 // (2026-11-26T10:00Z); the reason is a part of the dlq-reason header. Prints what it did, or
 // with --dry-run what it would do, as JSON.
 runOperatorCommand(
   'redrive',
   'usage: node dist/redrive-dead-letters.js [--from <ISO 8601 time>] [--to <ISO 8601 time>] ' +
     '[--reason <text>] [--dry-run]',
+  'The re-drive runs as the Kafka user shortener-redrive (k8s/kafka/kafka-users.yaml: Read on ' +
+    'topic visits.dlq, Write on topic visits, Read and Delete on groups analytics-redrive-*): ' +
+    'KAFKA_USERNAME=shortener-redrive with its password, not in an analytics pod.',
   () => {
     const { values } = parseArgs({
       options: {

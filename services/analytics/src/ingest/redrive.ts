@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IHeaders, Kafka, KafkaMessage, Message } from 'kafkajs';
 import type { Logger } from 'pino';
-import { createProducer } from '@shortener/chassis-kafka';
+import { aclRefusal, createProducer } from '@shortener/chassis-kafka';
 import {
   DLQ_PART_HEADER,
   DLQ_REASON_HEADER,
@@ -110,6 +110,11 @@ export async function redrive(
         () => reject(new Error(`the dead letters were not all read within ${timeoutMs} ms`)),
         timeoutMs,
       );
+      // kafkajs restarts a consumer that crashed on a refusal wrapped in its retries, for
+      // ever: a refusal by the ACLs ends the command instead.
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (!payload.restart || aclRefusal(payload.error) !== undefined) reject(payload.error);
+      });
       void consumer
         .run({
           autoCommit: false,

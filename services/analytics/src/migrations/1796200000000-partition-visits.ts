@@ -12,6 +12,20 @@ import {
 /** Visits copied per statement, each statement its own short transaction. */
 const COPY_SLICE = 10_000;
 
+/**
+ * PARTITION_COPY_SECONDS: how long one run copies before it stops (the copy resumes where it
+ * stopped on the next run); unset, until done. The migration Job sets it under its deadline.
+ */
+export function copyBudgetMs(source: NodeJS.ProcessEnv = process.env): number {
+  const raw = source['PARTITION_COPY_SECONDS'];
+  if (raw === undefined || raw.trim() === '') return Infinity;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(`PARTITION_COPY_SECONDS must be a positive number of seconds, not "${raw}"`);
+  }
+  return seconds * 1000;
+}
+
 /** Tries at taking a lock that others hold, LOCK_WAIT_MS each, before the migration fails. */
 const LOCK_TRIES = 60;
 
@@ -55,6 +69,10 @@ const SLICE_DEADLOCK_TRIES = 20;
  *   3. a trigger on the old table copies every insert and delete into it from now on;
  *   4. the rows already there are copied in slices of COPY_SLICE by event id, each slice
  *      locked FOR SHARE while it is copied, so a concurrent delete is either seen or waited for;
+ *      each slice records how far the copy got (`visits_copy_progress`, in the same
+ *      statement), so a run stopped by PARTITION_COPY_SECONDS (copyBudgetMs), a deadline or a
+ *      crash resumes there: a big table is copied by runs outside the migration Job
+ *      (docs: "Upgrades and migrations") and the Job's run only finishes it;
  *   5. one short transaction swaps the names (the old table's lock waited for at most
  *      LOCK_WAIT_MS, tried again until it is had), and the old table is dropped.
  * Readers and writers wait at most LOCK_WAIT_MS behind any step. Broken off anywhere, the
@@ -67,7 +85,10 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
   /** Each locking step's waits and holds, for the bench (bench/visits-partitioning.mjs). */
   readonly locks: LockStep[] = [];
 
-  constructor(private readonly copySlice = COPY_SLICE) {}
+  constructor(
+    private readonly copySlice = COPY_SLICE,
+    private readonly copyBudget = copyBudgetMs(),
+  ) {}
 
   async up(runner: QueryRunner): Promise<void> {
     const transact: Transact = async (work) => {
@@ -87,6 +108,7 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
     if (!layout?.partitioned) await this.partition(runner, transact);
     await runner.query('DROP TABLE IF EXISTS analytics.visits_unpartitioned');
     await runner.query('DROP FUNCTION IF EXISTS analytics.visits_mirror()');
+    await runner.query('DROP TABLE IF EXISTS analytics.visits_copy_progress');
   }
 
   async down(): Promise<void> {
@@ -95,6 +117,18 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
   }
 
   private async partition(runner: QueryRunner, transact: Transact): Promise<void> {
+    const [started] = (await runner.query(
+      "SELECT to_regclass('analytics.visits_partitioned') IS NOT NULL AS started",
+    )) as Array<{ started: boolean }>;
+    // Progress counts only into the partitioned table it was made with.
+    if (!started?.started)
+      await runner.query('DROP TABLE IF EXISTS analytics.visits_copy_progress');
+    await runner.query(`
+      CREATE TABLE IF NOT EXISTS analytics.visits_copy_progress (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        after uuid NOT NULL,
+        copied bigint NOT NULL
+      )`);
     await runner.query('CREATE TABLE IF NOT EXISTS analytics.visit_ids (id uuid PRIMARY KEY)');
     await runner.query(`
       CREATE TABLE IF NOT EXISTS analytics.visits_partitioned (
@@ -149,35 +183,7 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
         FOR EACH ROW EXECUTE FUNCTION analytics.visits_mirror()`);
     });
 
-    let after = '00000000-0000-0000-0000-000000000000';
-    for (let deadlocks = 0; ;) {
-      let result: Array<{ last: string | null; rows: number }>;
-      try {
-        result = (await runner.query(
-          `WITH slice AS (
-           SELECT ${COLUMNS} FROM analytics.visits WHERE id > $1 ORDER BY id LIMIT $2 FOR SHARE
-         ),
-         ids AS (
-           INSERT INTO analytics.visit_ids (id) SELECT id FROM slice ON CONFLICT DO NOTHING
-         ),
-         copied AS (
-           INSERT INTO analytics.visits_partitioned (${COLUMNS}) SELECT * FROM slice
-           ON CONFLICT DO NOTHING
-         )
-         SELECT (SELECT id FROM slice ORDER BY id DESC LIMIT 1) AS last,
-                (SELECT count(*)::int FROM slice) AS rows`,
-          [after, this.copySlice],
-        )) as Array<{ last: string | null; rows: number }>;
-      } catch (error) {
-        // One statement, so all of the slice or none of it: copy it again.
-        if (sqlState(error) !== '40P01' || ++deadlocks >= SLICE_DEADLOCK_TRIES) throw error;
-        continue;
-      }
-      deadlocks = 0;
-      const [slice] = result;
-      if (!slice?.last || slice.rows < this.copySlice) break;
-      after = slice.last;
-    }
+    await this.copy(runner);
     await runner.query('ANALYZE analytics.visits_partitioned');
 
     await this.locked(transact, 'swap', 'ACCESS EXCLUSIVE', async (db) => {
@@ -193,6 +199,80 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
         'ALTER INDEX analytics.visits_partitioned_url_created_idx RENAME TO visits_url_created_idx',
       );
     });
+  }
+
+  /**
+   * Step 4: copies the rows from where the last run got to, a slice a statement, until done
+   * or until the run's budget is spent (then fails, saying how far it got and what is left).
+   */
+  private async copy(runner: QueryRunner): Promise<void> {
+    const began = performance.now();
+    const [progress] = (await runner.query(
+      'SELECT after, copied FROM analytics.visits_copy_progress',
+    )) as Array<{ after: string; copied: string }>;
+    let after = progress?.after ?? '00000000-0000-0000-0000-000000000000';
+    let copied = Number(progress?.copied ?? 0);
+    let thisRun = 0;
+    for (let deadlocks = 0; ;) {
+      let result: Array<{ last: string | null; rows: number }>;
+      try {
+        result = (await runner.query(
+          `WITH slice AS (
+           SELECT ${COLUMNS} FROM analytics.visits WHERE id > $1 ORDER BY id LIMIT $2 FOR SHARE
+         ),
+         ids AS (
+           INSERT INTO analytics.visit_ids (id) SELECT id FROM slice ON CONFLICT DO NOTHING
+         ),
+         copied AS (
+           INSERT INTO analytics.visits_partitioned (${COLUMNS}) SELECT * FROM slice
+           ON CONFLICT DO NOTHING
+         ),
+         progress AS (
+           INSERT INTO analytics.visits_copy_progress AS p (after, copied)
+           SELECT last, rows FROM (
+             SELECT (SELECT id FROM slice ORDER BY id DESC LIMIT 1) AS last,
+                    (SELECT count(*) FROM slice) AS rows
+           ) AS s
+           WHERE rows > 0
+           ON CONFLICT (one) DO UPDATE
+             SET after = EXCLUDED.after, copied = p.copied + EXCLUDED.copied
+         )
+         SELECT (SELECT id FROM slice ORDER BY id DESC LIMIT 1) AS last,
+                (SELECT count(*)::int FROM slice) AS rows`,
+          [after, this.copySlice],
+        )) as Array<{ last: string | null; rows: number }>;
+      } catch (error) {
+        // One statement, so all of the slice or none of it: copy it again.
+        if (sqlState(error) !== '40P01' || ++deadlocks >= SLICE_DEADLOCK_TRIES) throw error;
+        continue;
+      }
+      deadlocks = 0;
+      const [slice] = result;
+      copied += slice?.rows ?? 0;
+      thisRun += slice?.rows ?? 0;
+      if (!slice?.last || slice.rows < this.copySlice) return;
+      after = slice.last;
+      const spent = performance.now() - began;
+      if (spent >= this.copyBudget) {
+        const [estimate] = (await runner.query(
+          "SELECT reltuples::bigint AS rows FROM pg_class WHERE oid = 'analytics.visits'::regclass",
+        )) as Array<{ rows: string }>;
+        const rate = Math.round(thisRun / (spent / 1000));
+        // reltuples is -1 until the table was first analyzed.
+        const total = Number(estimate?.rows ?? -1);
+        const left = Math.max(0, total - copied);
+        const rest =
+          total < 0
+            ? 'the rest unknown until the table is analyzed'
+            : `about ${left} left, about ${Math.ceil(left / Math.max(rate, 1))} s more at this rate`;
+        throw new Error(
+          `analytics.visits partitioning: copied ${thisRun} visits in ${Math.round(spent / 1000)} s ` +
+            `(${rate}/s; ${copied} so far, ${rest}) and stopped at PARTITION_COPY_SECONDS: run ` +
+            `the analytics migration without it (k8s/operations/partition-visits.yaml, no ` +
+            `deadline; it resumes here) until it finishes, then the migration Job again`,
+        );
+      }
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import { VisitsRepository } from '../visits/visits.repository';
 import { CreateAnalytics1763950000000 } from './1763950000000-create-analytics';
 import { VisitStats1764000000000 } from './1764000000000-visit-stats';
 import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
-import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
+import { copyBudgetMs, PartitionVisits1796200000000 } from './1796200000000-partition-visits';
 
 // An analytics database of the release before (a database of its own per test, made and
 // dropped here) with visits in it, migrated to monthly partitions: what the API reads answers
@@ -277,6 +277,63 @@ describe('the visits partitioning migration', () => {
       await previous.dataSource.query('SELECT count(*)::int AS ids FROM analytics.visit_ids'),
     ).toEqual([{ ids: ids.length }]);
     await previous.close();
+  });
+
+  it('stops a run when its copy budget is spent, saying how far it got, and the next run resumes there: every visit once', async () => {
+    const url = await newDatabase();
+    const previous = await open(url, BEFORE);
+    const first = visitsAt('BudgetLnk', timesIn(['2026-10', '2026-11'], 400));
+    for (let start = 0; start < first.length; start += 500) {
+      await insertPrevious(previous.dataSource, first.slice(start, start + 500));
+    }
+    const runner = previous.dataSource.createQueryRunner();
+    const copiedSoFar = async () =>
+      Number(
+        (
+          (await runner.query('SELECT copied FROM analytics.visits_copy_progress')) as Array<{
+            copied: string;
+          }>
+        )[0]?.copied,
+      );
+    const late = visitsAt('BudgetLnk', timesIn(['2026-11'], 50));
+    try {
+      await runner.connect();
+      // A budget of 1 ms: each run copies one slice of 100 and stops.
+      await expect(new PartitionVisits1796200000000(100, 1).up(runner)).rejects.toThrow(
+        /^analytics\.visits partitioning: copied 100 visits in \d+ s \(\d+\/s; 100 so far, .*\) and stopped at PARTITION_COPY_SECONDS: run the analytics migration without it/,
+      );
+      expect(await copiedSoFar()).toBe(100);
+      await expect(new PartitionVisits1796200000000(100, 1).up(runner)).rejects.toThrow(
+        /copied 100 visits .*200 so far/,
+      );
+      expect(await copiedSoFar()).toBe(200);
+      // Stored by the release before between two runs: the mirror trigger copies them.
+      await insertPrevious(previous.dataSource, late);
+      await new PartitionVisits1796200000000(100, Infinity).up(runner);
+    } finally {
+      await runner.release();
+    }
+    const rows: Array<{ id: string }> = await previous.dataSource.query(
+      'SELECT id FROM analytics.visits ORDER BY id',
+    );
+    expect(rows.map((row) => row.id)).toEqual([...first, ...late].map((visit) => visit.id).sort());
+    const [left] = await previous.dataSource.query<
+      Array<{ progress: string | null; relkind: string }>
+    >(
+      "SELECT to_regclass('analytics.visits_copy_progress') AS progress, relkind FROM pg_class WHERE oid = 'analytics.visits'::regclass",
+    );
+    expect(left).toEqual({ progress: null, relkind: 'p' });
+    await previous.close();
+  });
+
+  it('reads its copy budget from PARTITION_COPY_SECONDS, refusing a value that is not a positive number', () => {
+    expect(copyBudgetMs({})).toBe(Infinity);
+    expect(copyBudgetMs({ PARTITION_COPY_SECONDS: '600' })).toBe(600_000);
+    for (const bad of ['0', '-5', 'ten']) {
+      expect(() => copyBudgetMs({ PARTITION_COPY_SECONDS: bad })).toThrow(
+        `PARTITION_COPY_SECONDS must be a positive number of seconds, not "${bad}"`,
+      );
+    }
   });
 
   it('keeps every visit the release before stores and deletes while it runs, once', async () => {

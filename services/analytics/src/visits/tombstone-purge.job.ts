@@ -1,12 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { periodic, type PeriodicJob } from '@shortener/chassis';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { PeriodicOptions } from '@shortener/chassis';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
 import { VISITOR_KEY_RETENTION_DAYS } from '../ingest/visitors';
 import { PurgesRepository } from './purges.repository';
@@ -20,27 +15,23 @@ import { PartitionsRepository } from './partitions.repository';
  * made, those past VISIT_RETENTION_MONTHS dropped (their rollups stay).
  */
 @Injectable()
-export class TombstonePurgeJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private job: PeriodicJob | undefined;
-
+export class TombstonePurgeJob extends PeriodicProvider {
   constructor(
     @Inject(PurgesRepository) private readonly purges: PurgesRepository,
     @Inject(PartitionsRepository) private readonly partitions: PartitionsRepository,
     @Inject(SERVICE_CONFIG) private readonly config: AnalyticsConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    super();
+  }
 
-  onApplicationBootstrap(): void {
-    this.job = periodic({
+  protected periodicJob(): PeriodicOptions {
+    return {
       name: 'tombstone purge',
       everyMs: this.config.TOMBSTONE_PURGE_INTERVAL_MS,
       run: () => this.purge(),
       logger: this.logger,
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
+    };
   }
 
   private async purge(): Promise<void> {

@@ -1,11 +1,4 @@
-import {
-  ConflictException,
-  Inject,
-  Injectable,
-  ServiceUnavailableException,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { ConflictException, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import {
@@ -18,9 +11,9 @@ import {
   type CreateApiKeyRequest,
   type CreatedApiKey,
 } from '@shortener/contracts';
-import { periodic, type PeriodicJob } from '@shortener/chassis';
+import type { PeriodicOptions } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AuthConfig } from '../config';
 import { toSessionUser } from '../users/users.service';
 import { hashApiKey, isApiKey, newApiKey } from './api-key-secret';
@@ -65,26 +58,22 @@ function toApiKey(row: KeyRow): ApiKey {
  * revoked for API_KEY_REVOKED_RETENTION_DAYS, so the table stays bounded.
  */
 @Injectable()
-export class ApiKeysService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private purge: PeriodicJob | undefined;
-
+export class ApiKeysService extends PeriodicProvider {
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
     @Inject(SERVICE_CONFIG) private readonly config: AuthConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    super();
+  }
 
-  onApplicationBootstrap(): void {
-    this.purge = periodic({
+  protected periodicJob(): PeriodicOptions {
+    return {
       name: 'revoked API keys purge',
       everyMs: this.config.API_KEY_PURGE_INTERVAL_MS,
       run: () => this.purgeRevoked(),
       logger: this.logger,
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.purge?.stop();
+    };
   }
 
   async create(userId: string, request: CreateApiKeyRequest): Promise<CreatedApiKey> {

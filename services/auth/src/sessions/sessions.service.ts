@@ -1,16 +1,10 @@
-import {
-  Inject,
-  Injectable,
-  ServiceUnavailableException,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { DAY_MS, type CurrentSession } from '@shortener/contracts';
-import { periodic, type PeriodicJob } from '@shortener/chassis';
+import type { PeriodicOptions } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { AuthConfig } from '../config';
 import { toSessionUser } from '../users/users.service';
 import { hashSessionId, isSessionId, newSessionId } from './session-id';
@@ -39,26 +33,22 @@ const TOUCH_EVERY = '1 minute';
  * SESSION_IDLE_DAYS ends too.
  */
 @Injectable()
-export class SessionsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private purge: PeriodicJob | undefined;
-
+export class SessionsService extends PeriodicProvider {
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
     @Inject(SERVICE_CONFIG) private readonly config: AuthConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    super();
+  }
 
-  onApplicationBootstrap(): void {
-    this.purge = periodic({
+  protected periodicJob(): PeriodicOptions {
+    return {
       name: 'sessions purge',
       everyMs: this.config.SESSION_PURGE_INTERVAL_MS,
       run: () => this.purgeExpired(),
       logger: this.logger,
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.purge?.stop();
+    };
   }
 
   async create(userId: string): Promise<NewSession> {

@@ -21,6 +21,7 @@ import type { CallerIdentity } from '@shortener/chassis';
 import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import { decodeLinkCursor } from './link-cursor';
 import { LinksService } from './links.service';
+import { OwnedLinksService } from './owned-links.service';
 
 const NOT_FOUND = 'Url not found';
 
@@ -32,7 +33,10 @@ function ownerOf(caller: CallerIdentity): string {
 /** The internal API the gateway (and the redirect service, for resolve) calls. */
 @Controller()
 export class LinksController {
-  constructor(@Inject(LinksService) private readonly links: LinksService) {}
+  constructor(
+    @Inject(LinksService) private readonly links: LinksService,
+    @Inject(OwnedLinksService) private readonly owned: OwnedLinksService,
+  ) {}
 
   /** A body that is not an object carries no URL, and is answered like a missing one. */
   @Route(internalApi.createLink, () => new BadRequestException(TARGET_URL_MESSAGES.required))
@@ -58,7 +62,7 @@ export class LinksController {
       // A cursor continues the listing that gave it: in its own order only.
       if (after?.order !== order) throw new BadRequestException(LINKS_QUERY_MESSAGES.cursor);
     }
-    return this.links.listOwned(owner, order, after, query.q);
+    return this.owned.listOwned(owner, order, after, query.q);
   }
 
   @Route(internalApi.listLinkCodes)
@@ -66,7 +70,7 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { query }: RouteInput<typeof internalApi.listLinkCodes>,
   ): Promise<LinkCodes> {
-    return { codes: await this.links.codesOwned(ownerOf(caller), query.q) };
+    return { codes: await this.owned.codesOwned(ownerOf(caller), query.q) };
   }
 
   @Route(internalApi.findLinks)
@@ -74,7 +78,7 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { body }: RouteInput<typeof internalApi.findLinks>,
   ): Promise<LinksFound> {
-    return { links: await this.links.findOwned(ownerOf(caller), body.codes) };
+    return { links: await this.owned.findOwned(ownerOf(caller), body.codes) };
   }
 
   @Route(internalApi.getLink)
@@ -82,7 +86,7 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { params }: RouteInput<typeof internalApi.getLink>,
   ): Promise<InternalLink> {
-    const link = await this.links.getOwned(ownerOf(caller), params.code);
+    const link = await this.owned.getOwned(ownerOf(caller), params.code);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }

@@ -3,6 +3,7 @@ import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { OwnHostsService } from './own-hosts.service';
+import { OwnedLinksService } from './owned-links.service';
 import { RemovalsService } from './removals.service';
 
 @Module({})
@@ -14,6 +15,7 @@ export class LinksModule {
       providers: [
         { provide: LINK_CACHE, useValue: cache },
         LinksService,
+        OwnedLinksService,
         OwnHostsService,
         RemovalsService,
       ],

@@ -17,45 +17,23 @@ import {
   EDIT_LINK_MESSAGES,
   EXPIRY_DAYS,
   isShortCode,
-  LINKS_PAGE_SIZE,
   MESSAGES,
   parseExpiryDays,
   type InternalLink,
-  type LinkList,
   type ResolvedLink,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
-import { encodeLinkCursor, type LinkCursor, type LinkOrder } from './link-cursor';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { cachedLink, connected, toInternal, type VersionedRow } from './link-rows';
+import { OwnedLinksService } from './owned-links.service';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 import { retireRemoved } from './retired-codes';
 import { generateShortCode } from './short-code';
-import { checkTargetUrl, type CachedLink } from '@shortener/link-cache';
-
-interface LinkRow {
-  code: string;
-  original_url: string;
-  created_at: Date;
-  expires_at: Date;
-}
-
-/** A row as it is written to the link cache: with its version (a bigint: text from pg). */
-interface VersionedRow extends LinkRow {
-  version: string | number;
-}
-
-/** The cache entry of a row read with its version. */
-function cachedLink(row: VersionedRow): CachedLink & { version: number } {
-  return {
-    url: row.original_url,
-    expiresAt: row.expires_at.getTime(),
-    version: Number(row.version),
-  };
-}
+import { checkTargetUrl } from '@shortener/link-cache';
 
 const CODE_ATTEMPTS = 5;
 
@@ -75,15 +53,6 @@ const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, crea
 /** Rolls back an alias whose code was retired while it was being stored. */
 class RetiredMeanwhile extends Error {}
 
-function toInternal(row: LinkRow): InternalLink {
-  return {
-    urlID: row.code,
-    originalUrl: row.original_url,
-    createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at.getTime(),
-  };
-}
-
 /** Links: the system of record for every short link, written through to the link cache. */
 @Injectable()
 export class LinksService {
@@ -92,6 +61,7 @@ export class LinksService {
     @Inject(LINK_CACHE) private readonly cache: LinkCache,
     @Inject(RemovalsService) private readonly removals: RemovalsService,
     @Inject(OwnHostsService) private readonly own: OwnHostsService,
+    @Inject(OwnedLinksService) private readonly owned: OwnedLinksService,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
   ) {}
@@ -209,109 +179,6 @@ export class LinksService {
   }
 
   /**
-   * A page of the owner's live links, newest first or soonest to expire first, after the
-   * cursor when there is one and containing `search` (destination or code, any letter case)
-   * when it is not empty; with how many links the listing holds in all. Keyset paging: a link
-   * created meanwhile sorts before a newest-first cursor, and every order ends ties by code,
-   * so the pages after a cursor neither repeat nor skip any. The owner's links are read in
-   * order through links_owner_created_idx (links_owner_expires_idx for the expiring order); a
-   * search filters them as they come (no text index: one user's links are few enough to read,
-   * and PGlite, the embedded mode, has no pg_trgm by default).
-   */
-  async listOwned(
-    ownerId: string,
-    order: LinkOrder,
-    after: LinkCursor | null,
-    search: string | undefined,
-  ): Promise<LinkList> {
-    const values: unknown[] = [ownerId];
-    const where = ['owner_id = $1', 'expires_at > now()', 'deleted_at IS NULL'];
-    if (search) {
-      values.push(search);
-      // Both sides lower-cased by PostgreSQL, so that they fold letters the same way.
-      const needle = `lower($${values.length})`;
-      where.push(
-        `(strpos(lower(original_url), ${needle}) > 0 OR strpos(lower(code), ${needle}) > 0)`,
-      );
-    }
-    const counted = this.db().query<{ total: number }[]>(
-      `SELECT count(*)::int AS total FROM links.links WHERE ${where.join(' AND ')}`,
-      values,
-    );
-    const column = order === 'expiring' ? 'expires_at' : 'created_at';
-    const pageValues = [...values, LINKS_PAGE_SIZE + 1];
-    const pageWhere = [...where];
-    if (after) {
-      pageValues.push(after.micros.toString(), after.code);
-      const [micros, code] = [pageValues.length - 1, pageValues.length];
-      pageWhere.push(
-        `(${column}, code) ${order === 'expiring' ? '>' : '<'} ` +
-          `(timestamptz 'epoch' + $${micros}::bigint * interval '1 microsecond', $${code})`,
-      );
-    }
-    const direction = order === 'expiring' ? 'ASC' : 'DESC';
-    // One row more than a page tells whether another follows.
-    const listed = this.db().query<(LinkRow & { micros: string })[]>(
-      `SELECT code, original_url, created_at, expires_at,
-              (extract(epoch FROM ${column}) * 1000000)::bigint AS micros
-       FROM links.links
-       WHERE ${pageWhere.join(' AND ')}
-       ORDER BY ${column} ${direction}, code ${direction}
-       LIMIT $${values.length + 1}`,
-      pageValues,
-    );
-    const [rows, [count]] = await Promise.all([listed, counted]);
-    const page = rows.slice(0, LINKS_PAGE_SIZE);
-    const last = page[page.length - 1];
-    return {
-      links: page.map(toInternal),
-      nextCursor:
-        rows.length > LINKS_PAGE_SIZE && last
-          ? encodeLinkCursor({ order, micros: BigInt(last.micros), code: last.code })
-          : null,
-      total: count?.total ?? 0,
-    };
-  }
-
-  /** Every live code of the owner, containing `search` when it is not empty; in no order. */
-  async codesOwned(ownerId: string, search: string | undefined): Promise<string[]> {
-    const values: unknown[] = [ownerId];
-    let matching = '';
-    if (search) {
-      values.push(search);
-      matching = `AND (strpos(lower(original_url), lower($2)) > 0 OR strpos(lower(code), lower($2)) > 0)`;
-    }
-    const rows = await this.db().query<{ code: string }[]>(
-      `SELECT code FROM links.links
-       WHERE owner_id = $1 AND expires_at > now() AND deleted_at IS NULL ${matching}`,
-      values,
-    );
-    return rows.map((row) => row.code);
-  }
-
-  /** The owner's live links among `codes`, in no order: others' and the rest are left out. */
-  async findOwned(ownerId: string, codes: string[]): Promise<InternalLink[]> {
-    if (codes.length === 0) return [];
-    const rows = await this.db().query<LinkRow[]>(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE owner_id = $1 AND code = ANY($2::varchar[])
-         AND expires_at > now() AND deleted_at IS NULL`,
-      [ownerId, codes],
-    );
-    return rows.map(toInternal);
-  }
-
-  async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
-    if (!isShortCode(code)) return null;
-    const rows: LinkRow[] = await this.db().query(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
-       WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL`,
-      [code, ownerId],
-    );
-    return rows[0] ? toInternal(rows[0]) : null;
-  }
-
-  /**
    * A new destination, a new expiry counted from now, or both, on one of the owner's live
    * links; then every redirect instance drops its copy (the cache's broadcast). Someone
    * else's, a deleted or an expired link answers null, like an unknown one.
@@ -373,7 +240,7 @@ export class LinksService {
       [code, ownerId],
     );
     const row = rows[0];
-    if (!row) return this.getOwned(ownerId, code);
+    if (!row) return this.owned.getOwned(ownerId, code);
     await this.replaceCached(row);
     return toInternal(row);
   }
@@ -435,7 +302,6 @@ export class LinksService {
   }
 
   private db(): DataSource {
-    if (!this.database.isConnected) throw new ServiceUnavailableException('Database unavailable');
-    return this.database.dataSource;
+    return connected(this.database);
   }
 }

@@ -2,15 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import {
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { periodic, type PeriodicJob } from '@shortener/chassis';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { PeriodicOptions } from '@shortener/chassis';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { ownHosts, type LinksConfig } from '../config';
 import { isLoopbackHost } from '@shortener/link-cache';
 
@@ -59,15 +54,15 @@ async function readHostsFile(): Promise<string> {
  * local modes answer on, is refused like its name.
  */
 @Injectable()
-export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OwnHostsService extends PeriodicProvider {
   private readonly configured: string[];
   private current: string[];
-  private job: PeriodicJob | undefined;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: LinksConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
+    super();
     this.configured = ownHosts(config);
     this.current = [...this.configured, ...interfaceAddresses(), hostname()];
   }
@@ -77,20 +72,16 @@ export class OwnHostsService implements OnApplicationBootstrap, OnApplicationShu
     return this.current;
   }
 
-  onApplicationBootstrap(): void {
+  protected periodicJob(): PeriodicOptions {
     // Run at start, not awaited: a slow resolver must not hold up the start; names are
     // refused meanwhile.
-    this.job = periodic({
+    return {
       name: 'own hosts refresh',
       everyMs: REFRESH_MS,
       run: () => this.refresh(),
       logger: this.logger,
       runAtStart: true,
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
+    };
   }
 
   async refresh(): Promise<void> {

@@ -1,15 +1,10 @@
-import {
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DELETED_CODE_KEPT_DAYS, internalApi } from '@shortener/contracts';
 import { PURGED_VERSION } from '@shortener/link-cache';
-import { InternalClient, periodic, type PeriodicJob } from '@shortener/chassis';
+import { InternalClient, type PeriodicOptions } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { retireRemoved } from './retired-codes';
@@ -23,9 +18,8 @@ const BATCH = 500;
  * and its visits are deleted. Also purges links expired past the retention.
  */
 @Injectable()
-export class RemovalsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RemovalsService extends PeriodicProvider {
   private readonly analytics: InternalClient;
-  private job: PeriodicJob | undefined;
   private lastPurge = Date.now();
 
   constructor(
@@ -34,6 +28,7 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
+    super();
     this.analytics = new InternalClient(
       'analytics',
       config.ANALYTICS_URL,
@@ -41,10 +36,10 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
     );
   }
 
-  onApplicationBootstrap(): void {
+  protected periodicJob(): PeriodicOptions {
     // One job for both rounds, so a purge (which settles too) and a retry never overlap.
     const { REMOVALS_INTERVAL_MS, PURGE_INTERVAL_MS } = this.config;
-    this.job = periodic({
+    return {
       name: 'removals',
       everyMs: Math.min(REMOVALS_INTERVAL_MS, PURGE_INTERVAL_MS),
       run: async () => {
@@ -56,11 +51,7 @@ export class RemovalsService implements OnApplicationBootstrap, OnApplicationShu
         }
       },
       logger: this.logger,
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job?.stop();
+    };
   }
 
   /**

@@ -1,0 +1,59 @@
+import type { PeriodicOptions } from '@shortener/chassis';
+import { PeriodicProvider } from './periodic-provider';
+
+class Counter extends PeriodicProvider {
+  runs = 0;
+  finished = 0;
+
+  constructor(private readonly runMs: number) {
+    super();
+  }
+
+  protected periodicJob(): PeriodicOptions {
+    return {
+      name: 'counter',
+      everyMs: 10,
+      run: async () => {
+        this.runs += 1;
+        await new Promise((resolve) => setTimeout(resolve, this.runMs));
+        this.finished += 1;
+      },
+      logger: { warn: () => undefined },
+    };
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('PeriodicProvider', () => {
+  it('runs nothing before the application has started', async () => {
+    const counter = new Counter(0);
+    await sleep(50);
+    expect(counter.runs).toBe(0);
+  });
+
+  it('runs its job once started, and no more once shut down', async () => {
+    const counter = new Counter(0);
+    counter.onApplicationBootstrap();
+    await sleep(80);
+    expect(counter.runs).toBeGreaterThan(1);
+    await counter.onApplicationShutdown();
+    const after = counter.runs;
+    await sleep(50);
+    expect(counter.runs).toBe(after);
+  });
+
+  it('shuts down only once the run in flight has ended', async () => {
+    const counter = new Counter(100);
+    counter.onApplicationBootstrap();
+    await sleep(30);
+    expect(counter.runs).toBe(1);
+    expect(counter.finished).toBe(0);
+    await counter.onApplicationShutdown();
+    expect(counter.finished).toBe(1);
+  });
+
+  it('shuts down at once when it never started', async () => {
+    await expect(new Counter(0).onApplicationShutdown()).resolves.toBeUndefined();
+  });
+});
