@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { isDirectLoopbackPeer, opsServedOnMainPort } from './ops-http';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { isDirectLoopbackPeer, opsRoutes, opsServedOnMainPort } from './ops-http';
 
 function request(peer: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress: peer }, headers } as unknown as IncomingMessage;
@@ -31,5 +33,27 @@ describe('opsServedOnMainPort', () => {
     expect(opsServedOnMainPort(request('127.0.0.1'), { HOST: '127.0.0.1', OPS_PORT: 9090 })).toBe(
       false,
     );
+  });
+});
+
+describe('nextScrape', () => {
+  it('resolves once /metrics has been answered after the call, or false at its limit', async () => {
+    const ops = opsRoutes(
+      'test',
+      { registry: new Registry(), checks: [], isShuttingDown: () => true },
+      { HOST: '127.0.0.1', OPS_PORT: 0 },
+      pino({ level: 'silent' }),
+    );
+    const port = await ops.listen();
+    try {
+      expect(await ops.nextScrape(50)).toBe(false);
+      const scraped = ops.nextScrape(5000);
+      await fetch(`http://127.0.0.1:${port}/readyz`);
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await scraped).toBe(true);
+    } finally {
+      await ops.close();
+    }
   });
 });

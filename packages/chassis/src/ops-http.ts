@@ -51,6 +51,11 @@ export interface OpsRoutes {
   handle(req: IncomingMessage, res: ServerResponse): boolean;
   /** Opens the ops port when OPS_PORT is set; resolves with its number, or undefined. */
   listen(): Promise<number | undefined>;
+  /**
+   * Resolves true once /metrics has been answered in full after this call, false after
+   * `withinMs`: a stopping service that has just counted a loss waits for Prometheus to see it.
+   */
+  nextScrape(withinMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -69,6 +74,7 @@ export function opsRoutes(
     onReport: dependencyMetric(ops.registry),
   });
   let server: Server | undefined;
+  const scrapeWaiters = new Set<() => void>();
 
   const answer = (req: IncomingMessage, res: ServerResponse, everything: boolean): boolean => {
     const path = req.url?.split('?', 1)[0];
@@ -87,6 +93,11 @@ export function opsRoutes(
         (body) => {
           res.writeHead(200, { 'content-type': ops.registry.contentType });
           res.end(body);
+          if (scrapeWaiters.size > 0) {
+            res.once('finish', () => {
+              for (const seen of scrapeWaiters) seen();
+            });
+          }
         },
         () => sendJson(res, 500, { message: 'metrics unavailable' }),
       );
@@ -117,6 +128,18 @@ export function opsRoutes(
       const port = typeof address === 'object' && address ? address.port : config.OPS_PORT;
       logger.info({ opsPort: port }, `${service} serves /readyz and /metrics on port ${port}`);
       return port;
+    },
+    nextScrape(withinMs) {
+      return new Promise<boolean>((resolve) => {
+        const done = (seen: boolean) => {
+          clearTimeout(timer);
+          scrapeWaiters.delete(seenNow);
+          resolve(seen);
+        };
+        const seenNow = () => done(true);
+        const timer = setTimeout(() => done(false), withinMs);
+        scrapeWaiters.add(seenNow);
+      });
     },
     async close() {
       const listening = server;

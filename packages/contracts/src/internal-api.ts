@@ -9,6 +9,8 @@ import {
   resolvedLinkSchema,
   updateLinkRequestSchema,
   visitCountsSchema,
+  visitHandOffAnswerSchema,
+  visitHandOffSchema,
   visitsPageSchema,
   VISITS_PAGE_MAX,
 } from './internal';
@@ -314,6 +316,18 @@ export const internalApi = {
     route: '/internal/visits/delete',
     body: codesRequestSchema,
     answers: { 200: visitsDeletedSchema },
+  }),
+  /**
+   * A redirect instance stopping while Kafka is away hands over the visits Kafka did not
+   * take: stored as the consumer stores them, once each by event id. 400 for a body the
+   * schema refuses (no visit of it stored), 413 for one over VISIT_HAND_OFF_MAX_BYTES.
+   */
+  handOffVisits: endpoint({
+    service: 'analytics',
+    method: 'POST',
+    route: '/internal/visits/hand-off',
+    body: visitHandOffSchema,
+    answers: { 200: visitHandOffAnswerSchema, 400: internalErrorSchema, 413: internalErrorSchema },
   }),
 
   // auth service

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visitSchema } from './api';
 import { ALIAS_MAX_LENGTH } from './links';
+import { visitEventSchema } from './visits';
 
 /**
  * The bodies of the internal HTTP APIs the gateway (and the redirect and links services)
@@ -102,3 +103,25 @@ export type VisitCounts = z.infer<typeof visitCountsSchema>;
 export function visitCountOf(counts: VisitCounts['counts'], code: string): number {
   return Object.hasOwn(counts, code) ? (counts[code] ?? 0) : 0;
 }
+
+/**
+ * A hand-off call carries at most this many visits, in a body of at most this many bytes
+ * (analytics' request body limit): a redirect instance stopping while Kafka is away hands
+ * what it holds to analytics in batches within both.
+ */
+export const VISIT_HAND_OFF_MAX = 1000;
+export const VISIT_HAND_OFF_MAX_BYTES = 1024 * 1024;
+
+/** Visit events as the `visits` topic carries them, each checked by the consumer's schema. */
+export const visitHandOffSchema = z.object({
+  visits: z.array(visitEventSchema).min(1).max(VISIT_HAND_OFF_MAX),
+});
+export type VisitHandOff = z.infer<typeof visitHandOffSchema>;
+
+export const visitHandOffAnswerSchema = z.object({
+  /** Stored, now or before (an event is stored once by its id). */
+  taken: z.number().int().nonnegative(),
+  /** Refused by PostgreSQL for their data: counted and logged by analytics, as dead letters. */
+  refused: z.number().int().nonnegative(),
+});
+export type VisitHandOffAnswer = z.infer<typeof visitHandOffAnswerSchema>;

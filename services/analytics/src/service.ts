@@ -1,4 +1,5 @@
 import { nestService } from '@shortener/chassis-nest';
+import { VISIT_HAND_OFF_MAX_BYTES } from '@shortener/contracts';
 import { connectAdapters } from './adapters';
 import { AppModule } from './app.module';
 import { loadAnalyticsConfig } from './config';
@@ -9,4 +10,6 @@ export const service = nestService({
   loadConfig: loadAnalyticsConfig,
   connectAdapters,
   module: (config, adapters) => AppModule.forRoot(config, adapters),
+  // Its internal calls are small but one: the visits a stopping redirect instance hands off.
+  bodies: { limit: VISIT_HAND_OFF_MAX_BYTES },
 });

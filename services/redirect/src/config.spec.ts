@@ -21,4 +21,20 @@ describe('loadRedirectConfig', () => {
       'UNIX_SOCKET: must be at most 107 bytes long',
     );
   });
+
+  it('leaves a stopping instance time to hand off to analytics what Kafka did not take', () => {
+    const config = loadRedirectConfig(required);
+    expect(config.ANALYTICS_URL).toBe('http://127.0.0.1:7003');
+    expect([config.VISIT_DRAIN_TIMEOUT_MS, config.VISIT_HAND_OFF_TIMEOUT_MS]).toEqual([5000, 8000]);
+    // Both within the 25 s a shutdown may take, with time to stop before and to close after.
+    expect(() =>
+      loadRedirectConfig({
+        ...required,
+        VISIT_DRAIN_TIMEOUT_MS: '15000',
+        VISIT_HAND_OFF_TIMEOUT_MS: '8000',
+      }),
+    ).toThrow(
+      'VISIT_DRAIN_TIMEOUT_MS + VISIT_HAND_OFF_TIMEOUT_MS: 23000 ms, more than the 20000 a stopping instance has for them',
+    );
+  });
 });

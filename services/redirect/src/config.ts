@@ -1,4 +1,10 @@
-import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import {
+  ConfigError,
+  env,
+  loadConfig,
+  serviceConfigShape,
+  SHUTDOWN_TIMEOUT_MS,
+} from '@shortener/chassis';
 import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 
 export const redirectConfigShape = {
@@ -16,6 +22,8 @@ export const redirectConfigShape = {
   /** Where visits are published (the embedded mode hands them over in its process instead). */
   ...kafkaConfigShape,
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
+  /** Where a stopping instance hands the visits Kafka did not take (its internal ingest). */
+  ANALYTICS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7003'),
   /**
    * Proxies whose X-Forwarded-For is believed on PORT, as the gateway reads them
    * (compileTrustedProxies). Empty where the edge comes by UNIX_SOCKET (`npm run stack`, the
@@ -54,10 +62,16 @@ export const redirectConfigShape = {
   VISIT_FLUSH_INTERVAL_MS: env.int(50, 1, 10_000),
   /**
    * How long a stopping instance goes on publishing its queued visits (Kafka away: retrying)
-   * before it gives up, logging and counting exactly how many it could not publish. Below
-   * the 25 s the whole shutdown may take, and the pod's grace period.
+   * before it hands what is left to analytics instead.
    */
-  VISIT_DRAIN_TIMEOUT_MS: env.int(15_000, 100, 20_000),
+  VISIT_DRAIN_TIMEOUT_MS: env.int(5000, 100, 20_000),
+  /**
+   * How long it then goes on handing them to analytics' internal ingest (ANALYTICS_URL)
+   * before it gives up, logging at error and counting exactly how many it could hand to
+   * neither (visit_events_dropped_total{reason="shutdown"}). 0: no hand-off. The two
+   * together at most HAND_OFF_BUDGET_MS (20 s).
+   */
+  VISIT_HAND_OFF_TIMEOUT_MS: env.int(8000, 0, 20_000),
   /**
    * Set: each visit is written to a spool file in this folder before its 302 leaves, and
    * what Kafka has not acknowledged when the process dies (SIGKILL, OOM) is published by the
@@ -73,6 +87,24 @@ export const redirectConfigShape = {
   REQUEST_TIMEOUT_MS: env.requestTimeoutMs(),
 };
 
+/**
+ * What the drain and the hand-off may take together: the shutdown's limit less time to stop
+ * taking requests before them and to close after them.
+ */
+export const HAND_OFF_BUDGET_MS = SHUTDOWN_TIMEOUT_MS - 5000;
+
 export type RedirectConfig = ReturnType<typeof loadRedirectConfig>;
-export const loadRedirectConfig = (source: NodeJS.ProcessEnv = process.env) =>
-  checkKafkaSecurity('redirect', loadConfig('redirect', redirectConfigShape, source));
+export const loadRedirectConfig = (source: NodeJS.ProcessEnv = process.env) => {
+  const config = checkKafkaSecurity(
+    'redirect',
+    loadConfig('redirect', redirectConfigShape, source),
+  );
+  const stopping = config.VISIT_DRAIN_TIMEOUT_MS + config.VISIT_HAND_OFF_TIMEOUT_MS;
+  if (stopping > HAND_OFF_BUDGET_MS) {
+    throw new ConfigError('redirect', [
+      `VISIT_DRAIN_TIMEOUT_MS + VISIT_HAND_OFF_TIMEOUT_MS: ${stopping} ms, more than the ` +
+        `${HAND_OFF_BUDGET_MS} a stopping instance has for them`,
+    ]);
+  }
+  return config;
+};

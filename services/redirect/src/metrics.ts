@@ -113,7 +113,7 @@ export function redirectMetrics(
   };
   const dropped = new Counter({
     name: 'visit_events_dropped_total',
-    help: 'Visit events lost: the queue was full (queue_full), or not acknowledged by Kafka when a stopping instance gave up draining (shutdown)',
+    help: 'Visit events lost: the queue was full (queue_full), or a stopping instance could get them to neither Kafka nor analytics (shutdown; with a spool, left there for a next container)',
     labelNames: ['reason'] as const,
     registers,
   });

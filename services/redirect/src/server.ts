@@ -26,6 +26,7 @@ import { redirectMetrics, shortLinkTimer } from './metrics';
 import { MissBudget } from './miss-budget';
 import { createRedirectHandler } from './redirect-handler';
 import { VisitQueue } from './visit-queue';
+import { stopVisits } from './visit-shutdown';
 import { VisitSpool } from './visit-spool';
 
 const METHOD_NOT_ALLOWED = { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' };
@@ -122,6 +123,7 @@ export async function startRedirect({
   });
 
   let shuttingDown = false;
+  let stoppingSince = 0;
   const ops = opsRoutes(
     'redirect',
     {
@@ -215,6 +217,7 @@ export async function startRedirect({
       {
         name: 'stop taking requests',
         run: async () => {
+          stoppingSince = Date.now();
           shuttingDown = true;
           await Promise.all(
             [server, edgeServer].map(
@@ -228,23 +231,8 @@ export async function startRedirect({
       },
       {
         name: 'publish queued visits',
-        run: async () => {
-          const queued = visits.depth;
-          const dropped = await visits.drain(config.VISIT_DRAIN_TIMEOUT_MS);
-          spooled?.spool.close();
-          if (dropped === 0) logger.info({ published: queued }, 'queued visits published');
-          else if (spooled) {
-            logger.warn(
-              { spooled: dropped, timeoutMs: config.VISIT_DRAIN_TIMEOUT_MS },
-              `${dropped} visits left in the spool: the next start publishes them`,
-            );
-          } else {
-            logger.error(
-              { dropped, timeoutMs: config.VISIT_DRAIN_TIMEOUT_MS },
-              `${dropped} visits dropped at shutdown: not acknowledged by Kafka in time`,
-            );
-          }
-        },
+        run: () =>
+          stopVisits({ visits, spool: spooled?.spool, config, logger, ops, since: stoppingSince }),
       },
       { name: 'stop listening for invalidations', run: async () => (await unsubscribe)() },
       // The visit publisher closes before the cache, as before: queued visits are out.

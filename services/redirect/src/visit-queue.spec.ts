@@ -230,9 +230,69 @@ describe('VisitQueue', () => {
     const started = Date.now();
     expect(await queue.drain(300)).toBe(10);
     expect(Date.now() - started).toBeLessThan(1000);
+    expect(queue.depth).toBe(0);
+    // Nothing takes them instead: every one is counted.
+    expect(await queue.handOff(() => Promise.resolve())).toEqual({ handedOff: 0, lost: 10 });
     expect(queue.counters.droppedAtShutdown).toBe(10);
     expect(counted).toContainEqual(['droppedAtShutdown', 10]);
-    expect(queue.depth).toBe(0);
+  });
+
+  it('hands what a drain gave up on to its second way out, in order, the batch in flight first, counting what it could not pass on', async () => {
+    const publisher = new RecordingPublisher();
+    publisher.failuresLeft = Number.POSITIVE_INFINITY;
+    const queue = new VisitQueue(publisher, {
+      maxSize: 1000,
+      batchMax: 4,
+      flushIntervalMs: 5,
+      logger,
+    });
+    for (let n = 0; n < 10; n += 1) push(queue, n);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await queue.drain(50)).toBe(10);
+
+    const given: number[] = [];
+    const outcome = await queue.handOff((runs, passed) => {
+      // Passes the first seven visits on, the last run only in part.
+      let left = 7;
+      for (const run of runs) {
+        const visits = Math.min(left, run.count);
+        given.push(
+          ...visitsOf(run)
+            .slice(0, visits)
+            .map((visit) => visit.timestamp - EPOCH),
+        );
+        if (visits > 0) passed(run, visits);
+        left -= visits;
+      }
+      return Promise.resolve();
+    });
+    expect(given).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(outcome).toEqual({ handedOff: 7, lost: 3 });
+    expect(queue.counters.droppedAtShutdown).toBe(3);
+  });
+
+  it('counts as lost none of a batch Kafka acknowledged while the hand-off failed', async () => {
+    let release: () => void = () => undefined;
+    const hanging: VisitPublisher = {
+      publish: () => new Promise<void>((resolve) => (release = resolve)),
+    };
+    const queue = new VisitQueue(hanging, {
+      maxSize: 1000,
+      batchMax: 4,
+      flushIntervalMs: 5,
+      logger,
+    });
+    for (let n = 0; n < 6; n += 1) push(queue, n);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await queue.drain(50)).toBe(6);
+    const outcome = await queue.handOff(async () => {
+      // Kafka answers for the batch it had (four visits) while analytics is away.
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('analytics away');
+    });
+    expect(outcome).toEqual({ handedOff: 0, lost: 2 });
+    expect(queue.counters.droppedAtShutdown).toBe(2);
   });
 
   it('counts a batch still being sent at the deadline among the unacknowledged', async () => {

@@ -20,11 +20,25 @@ export interface VisitPublisher {
   publish(batch: readonly EncodedVisits[]): Promise<void>;
 }
 
+/**
+ * A second way out for what a drain gave up on (analytics' ingest while Kafka is away): it is
+ * given the runs held and tells `passed` of the visits of each run it passed on (a run's
+ * first visits first, in part or whole); it resolves once it has tried them all.
+ */
+export type VisitHandOff = (
+  runs: readonly EncodedVisits[],
+  passed: (run: EncodedVisits, visits: number) => void,
+) => Promise<void>;
+
 export interface VisitQueueStats {
   published: number;
   /** Refused because the queue was full. */
   dropped: number;
-  /** Still queued, or sent but not acknowledged, when a drain's deadline passed. */
+  /**
+   * Still queued, or sent but not acknowledged, when a drain's deadline passed, and then not
+   * handed off either (with a spool, left there: a next process on the folder publishes them,
+   * if the folder outlives this one).
+   */
   droppedAtShutdown: number;
   publishErrors: number;
 }
@@ -43,8 +57,11 @@ export interface VisitQueueOptions {
   spool?: { spool: VisitSpool; recovered: readonly RecoveredRun[] };
 }
 
-/** A run set aside, with the spool segment its visits were written to (if spooled). */
-type Run = EncodedVisits & { segment?: number };
+/**
+ * A run set aside, with the spool segment its visits were written to (if spooled); `late`:
+ * acknowledged by Kafka after a drain gave up on it.
+ */
+type Run = EncodedVisits & { segment?: number; late?: boolean };
 
 /** Visits are written into buffers of this size; a full one is set aside as it is. */
 const CHUNK_BYTES = 64 * 1024;
@@ -108,8 +125,11 @@ export class VisitQueue {
   private stopping = false;
   /** Set when a drain gives up: the loop ends after the attempt in progress. */
   private abandoned = false;
-  /** Visits in the batch being published now (out of the queue, not yet acknowledged). */
+  /** The batch being published now (out of the queue, not yet acknowledged), and its visits. */
+  private inFlight: Run[] = [];
   private sending = 0;
+  /** What a drain gave up on, for handOff. */
+  private held: Run[] = [];
   private wake: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
@@ -196,10 +216,9 @@ export class VisitQueue {
 
   /**
    * Publishes everything queued, then stops. Past `timeoutMs` it gives up instead (a broker
-   * that is away would otherwise hold the process until it is killed, losing the visits
-   * uncounted): it resolves with how many visits were then still queued or sent without an
-   * acknowledgement, counted as droppedAtShutdown (left in the spool instead, with one); 0
-   * when everything was published.
+   * that is away would otherwise hold the process until it is killed): it resolves with how
+   * many visits were then still queued or sent without an acknowledgement, which it holds
+   * for handOff; 0 when everything was published.
    */
   async drain(timeoutMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.stopping = true;
@@ -218,17 +237,43 @@ export class VisitQueue {
     this.abandoned = true;
     this.wake?.();
     const unacknowledged = this.depth + this.sending;
-    // With a spool they are not lost: the next process on its folder publishes them.
-    this.spoolNow();
+    // Spooled first: with a spool, what is not handed off stays there.
+    this.setAside();
+    this.held = this.inFlight.concat(this.sealed);
     this.sealed = [];
     this.sealedCount = 0;
-    this.chunkEnd = 0;
-    this.chunkCount = 0;
-    this.chunkTraces = undefined;
-    this.spooledEnd = 0;
-    this.spooledCount = 0;
-    if (this.spool === undefined) this.count('droppedAtShutdown', unacknowledged);
     return unacknowledged;
+  }
+
+  /**
+   * Gives what a drain gave up on to `handOff`: what it passes on leaves the spool, what it
+   * does not is counted as droppedAtShutdown (with a spool it stays there). A batch Kafka
+   * acknowledges meanwhile is not lost either. Answers how many visits it handed off, and
+   * how many it lost.
+   */
+  async handOff(handOff: VisitHandOff): Promise<{ handedOff: number; lost: number }> {
+    const held = this.held;
+    this.held = [];
+    const passed = new Map<EncodedVisits, number>();
+    try {
+      await handOff(held, (run, visits) => passed.set(run, (passed.get(run) ?? 0) + visits));
+    } catch (error) {
+      this.options.logger.error({ err: (error as Error).message }, 'visit hand-off failed');
+    }
+    let handedOff = 0;
+    let lost = 0;
+    for (const run of held) {
+      const given = Math.min(run.count, passed.get(run) ?? 0);
+      handedOff += given;
+      if (!run.late) lost += run.count - given;
+      // Each visit acknowledged once, whichever way it went.
+      const acknowledged = run.late ? run.count : given;
+      if (run.segment !== undefined && acknowledged > 0) {
+        this.spool?.acknowledge(run.segment, acknowledged);
+      }
+    }
+    if (lost > 0) this.count('droppedAtShutdown', lost);
+    return { handedOff, lost };
   }
 
   private async run(): Promise<void> {
@@ -249,18 +294,25 @@ export class VisitQueue {
       if (this.abandoned) return;
       const batch = this.take();
       const visits = batch.reduce((sum, run) => sum + run.count, 0);
+      this.inFlight = batch;
       this.sending = visits;
       try {
         await this.publisher.publish(batch);
+        this.inFlight = [];
         this.sending = 0;
+        this.count('published', visits);
+        if (this.abandoned) {
+          // Held for handOff meanwhile, which acknowledges them in the spool.
+          for (const run of batch) run.late = true;
+          return;
+        }
         for (const run of batch) {
           if (run.segment !== undefined) this.spool?.acknowledge(run.segment, run.count);
         }
-        if (this.abandoned) return; // already counted as unacknowledged
-        this.count('published', visits);
         retryInMs = 0;
         backoff.reset();
       } catch (error) {
+        this.inFlight = [];
         this.sending = 0;
         if (this.abandoned) return;
         this.count('publishErrors', 1);

@@ -113,13 +113,43 @@ describe('VisitSpool', () => {
     void first.queue.drain(10);
   });
 
-  it('keeps a visit a drain gave up on for the next process, instead of dropping it', async () => {
+  it('keeps a visit neither Kafka nor the hand-off took for a next process, and counts it', async () => {
     const { queue, spool } = queueOn(new HeldPublisher());
     for (let n = 0; n < 5; n++) push(queue, n);
     expect(await queue.drain(20)).toBe(5);
+    expect(await queue.handOff(() => Promise.reject(new Error('analytics away')))).toEqual({
+      handedOff: 0,
+      lost: 5,
+    });
     spool.close();
-    expect(queue.counters.droppedAtShutdown).toBe(0);
+    // Lost if the folder goes with the pod: counted. Published if it outlives the container.
+    expect(queue.counters.droppedAtShutdown).toBe(5);
     expect(numbers(VisitSpool.open(dir, options).recovered)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('removes from the spool what it hands off, and keeps a segment it handed off in part', async () => {
+    const { queue, spool } = queueOn(new HeldPublisher());
+    // Two segments: the first closed at 4 MiB (about 60 bytes a visit), the second open.
+    for (let n = 0; n < 100_000; n++) {
+      push(queue, n);
+      if (n % 1000 === 999) queue.spoolNow();
+    }
+    expect(segments(dir).length).toBeGreaterThanOrEqual(2);
+    expect(await queue.drain(20)).toBe(100_000);
+    const outcome = await queue.handOff((runs, passed) => {
+      // All but the last visit.
+      for (const [index, run] of runs.entries()) {
+        passed(run, index === runs.length - 1 ? run.count - 1 : run.count);
+      }
+      return Promise.resolve();
+    });
+    spool.close();
+    expect(outcome).toEqual({ handedOff: 99_999, lost: 1 });
+    // Only the segment of the visit not handed off is left, whole.
+    expect(segments(dir)).toHaveLength(1);
+    const left = numbers(VisitSpool.open(dir, options).recovered);
+    expect(left.at(-1)).toBe(99_999);
+    expect(left.length).toBeLessThan(100_000);
   });
 
   it('reads a torn last visit as absent, and the visits before it whole', () => {
