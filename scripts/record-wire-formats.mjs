@@ -1,7 +1,7 @@
 // Records the previous release's wire formats into tests/compat/fixtures/previous-release.json,
 // made by the previous release's own build (scripts/previous-release.mjs), never by hand:
 // - internal tokens, signed by its chassis;
-// - link cache entries and invalidation messages, written by its link cache;
+// - link cache entries, invalidation messages and version notices, written by its link cache;
 // - visit records (packed) and one-event messages, made by its visit codec;
 // - internal API answers, given by its auth, links and analytics services (this checkout's
 //   test kit starts them from the previous build, against the test servers, and the old
@@ -54,29 +54,50 @@ const tokens = tokenRequests.map(({ identity, request }) => ({
   token: chassis.signInternalToken(SECRET, identity, request, issuedAt),
 }));
 
-// Link cache entries and the invalidation broadcast. A release from before signed entries
-// (no linkCacheKey) wrote them unsigned: this release must refuse those, never follow them.
-const signedEntries = typeof linkCache.linkCacheKey === 'function';
-const cacheKey = signedEntries ? linkCache.linkCacheKey(SECRET) : null;
-const cachedLink = { url: 'https://example.com/cached?q=1', expiresAt: issuedAt + 86_400_000 };
+// Link cache entries and the invalidation broadcast, as its link cache (RedisLinkCache) writes
+// them: each entry signed for its code, with its link's version and lease; a removal published
+// as the bare code, a change as "changed:<code>", and each change's version announced, signed.
+// A release from before versioned entries (issue 37) is older than this script records from.
+if (typeof linkCache.encodeVersionNotice !== 'function') {
+  throw new Error(
+    `${previousCommit()}: its link cache has no versioned entries; record from a later release`,
+  );
+}
+const cacheKey = linkCache.linkCacheKey(SECRET);
+const leaseUntil = issuedAt + linkCache.LEASE_MS;
+const cachedLink = {
+  url: 'https://example.com/cached?q=1',
+  expiresAt: issuedAt + 86_400_000,
+  version: issuedAt - 60_000,
+};
 const cacheEntries = [
   {
     code: 'Ab3dE5g',
     link: cachedLink,
-    signed: signedEntries,
-    value: signedEntries
-      ? linkCache.encodeLink(cacheKey, 'Ab3dE5g', cachedLink)
-      : linkCache.encodeLink(cachedLink),
+    version: cachedLink.version,
+    leaseUntil,
+    value: linkCache.encodeLink(cacheKey, 'Ab3dE5g', cachedLink, leaseUntil),
   },
   {
     code: 'Zz9yX8w',
     link: null,
-    signed: signedEntries,
-    value: signedEntries ? linkCache.encodeGone(cacheKey, 'Zz9yX8w') : linkCache.GONE_VALUE,
+    version: issuedAt - 1_000,
+    leaseUntil,
+    value: linkCache.encodeGone(cacheKey, 'Zz9yX8w', issuedAt - 1_000, leaseUntil),
   },
 ];
-// The previous release publishes a deleted code as itself (RedisLinkCache.delete).
-const invalidations = [{ message: 'Ab3dE5g', code: 'Ab3dE5g', removed: true }];
+const invalidations = [true, false].map((removed) => ({
+  message: linkCache.encodeInvalidation({ code: 'Ab3dE5g', removed }),
+  code: 'Ab3dE5g',
+  removed,
+}));
+const versionNotices = [
+  {
+    message: linkCache.encodeVersionNotice(cacheKey, 'Ab3dE5g', cachedLink.version),
+    code: 'Ab3dE5g',
+    version: cachedLink.version,
+  },
+];
 
 // Visit events as its codec writes them: a packed record of three and one JSON message.
 const events = [
@@ -109,8 +130,7 @@ const visitMessages = [
 ];
 
 // Internal API answers, from its services, on a scratch database that only its migrations
-// made: the test database has this release's schema, which an older analytics may not write
-// to (the partitioned visits, say).
+// made: what it answers on its own schema, whatever the test database holds.
 const scratch = new URL(
   process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/shortener_test',
 );
@@ -170,6 +190,10 @@ try {
     throw new Error(`createLink answered ${created.status}: ${JSON.stringify(created.body)}`);
   await call('createLink', { userId: null }, { body: { url: 'ftp://not-http.example/' } });
   await call('listLinks', user);
+  await call('listLinkCodes', user);
+  await call('findLinks', user, { body: { codes: [code, 'Zz9yX8w'] } });
+  await call('updateLink', user, { params: { code }, body: { days: 60 } });
+  await call('updateLink', user, { params: { code }, body: { url: 'ftp://not-http.example/' } });
   await call('getLink', user, { params: { code } });
   await call('getLink', user, { params: { code: 'Zz9yX8w' } });
   await call('resolveLink', { userId: null }, { params: { code } });
@@ -212,8 +236,30 @@ try {
   await call('linkStats', user, { params: { code }, query: { range: '45d' } });
   await call('visitsCsv', user, { params: { code } });
   await call('lookUpSession', { userId: null }, { body: { sessionId: 'no-such-session' } });
+  // A key belongs to a user who signed in: one, as the auth service stores it.
+  const scratchDb = new pg.Client({ connectionString: scratch.toString() });
+  await scratchDb.connect();
+  await scratchDb
+    .query(
+      `INSERT INTO auth.users (id, google_id, full_name, picture, email)
+       VALUES ($1, $2, 'Recorded', 'https://example.com/recorded.png', 'recorded@example.com')`,
+      [owner, `recorded-${owner}`],
+    )
+    .finally(() => scratchDb.end());
+  const key = await call('createApiKey', user, {
+    body: { name: 'recorded', scopes: ['links:read', 'stats:read'] },
+  });
+  if (key.status !== 201)
+    throw new Error(`createApiKey answered ${key.status}: ${JSON.stringify(key.body)}`);
+  await call('listApiKeys', user);
+  await call('lookUpApiKey', { userId: null }, { body: { key: key.body.key } });
+  await call('revokeApiKey', user, { params: { id: key.body.id } });
+  await call('lookUpApiKey', { userId: null }, { body: { key: key.body.key } });
   await call('deleteLink', user, { params: { code } });
+  await call('restoreLink', user, { params: { code } });
   await call('deleteLink', user, { params: { code } });
+  await call('deleteLink', user, { params: { code: 'Zz9yX8w' } });
+  await call('restoreLink', user, { params: { code: 'Zz9yX8w' } });
   await call('deleteVisits', { userId: null }, { body: { codes: [code] } });
 } catch (error) {
   console.error(stack.output());
@@ -233,6 +279,7 @@ writeFileSync(
       tokens,
       cacheEntries,
       invalidations,
+      versionNotices,
       visitMessages,
       answers,
     },

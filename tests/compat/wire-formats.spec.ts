@@ -5,15 +5,18 @@ import { decodeVisits, internalApi, type InternalApi, type VisitEvent } from '@s
 import {
   decodeInvalidation,
   decodeLink,
+  decodeVersioned,
+  decodeVersionNotice,
   GONE,
+  isVersionNotice,
   linkCacheKey,
   RefusedEntry,
 } from '@shortener/link-cache';
 
 // The previous release's wire formats, as its own build made them (scripts/record-wire-formats.mjs
 // writes the fixture from the commit in previous-release.json), accepted by this release's code:
-// during a rolling update the pods of both run side by side (docs/operations.md, "Rolling
-// upgrades: what a release may change").
+// during a rolling update, and after a rollback, the pods of both run side by side
+// (docs/operations/upgrades.md, "Rolling upgrades: what a release may change").
 
 interface Fixture {
   commit: string;
@@ -26,12 +29,14 @@ interface Fixture {
   }>;
   cacheEntries: Array<{
     code: string;
-    link: { url: string; expiresAt: number } | null;
-    /** False for a release from before signed entries. */
-    signed: boolean;
+    /** Null for a deleted link's gone marker. */
+    link: { url: string; expiresAt: number; version: number } | null;
+    version: number;
+    leaseUntil: number;
     value: string;
   }>;
   invalidations: Array<{ message: string; code: string; removed: boolean }>;
+  versionNotices: Array<{ message: string; code: string; version: number }>;
   visitMessages: Array<{ form: string; events: VisitEvent[]; value: string }>;
   answers: Array<{ endpoint: keyof InternalApi; status: number; body?: unknown }>;
 }
@@ -70,32 +75,38 @@ describe("the previous release's wire formats", () => {
     },
   );
 
-  // A release from before signed entries wrote them unsigned. This release refuses those, as it
-  // does any entry the links service did not sign; the redirect then asks the links service, as
-  // for a miss (the rolling-upgrade fault scenario runs that mix).
-  it.each(
-    fixture.cacheEntries.map(
-      (entry) =>
-        [
-          entry.code,
-          entry.signed ? 'reads as it was written' : 'is refused (unsigned)',
-          entry,
-        ] as const,
-    ),
-  )('its link cache entry for %s %s', (code, _outcome, { link, signed, value }) => {
-    const read = decodeLink(linkCacheKey(fixture.secret), code, value);
-    if (signed) {
-      expect(read).toEqual(link ?? GONE);
-    } else {
-      expect(read).toBeInstanceOf(RefusedEntry);
-      expect((read as RefusedEntry).reason).toBe('not signed for this code by the links service');
-    }
-  });
+  it.each(fixture.cacheEntries.map((entry) => [entry.code, entry] as const))(
+    'its link cache entry for %s reads as it was written, with its version and lease',
+    (code, { link, version, leaseUntil, value }) => {
+      const key = linkCacheKey(fixture.secret);
+      expect(decodeVersioned(key, code, value)).toEqual({
+        entry: link ?? GONE,
+        version,
+        leaseUntil,
+      });
+      expect(decodeLink(key, code, value)).toEqual(link ?? GONE);
+      // Signed for its code with the shared secret: under another code or secret it is refused.
+      expect(decodeLink(key, 'Other12', value)).toBeInstanceOf(RefusedEntry);
+      expect(decodeLink(linkCacheKey('another secret'), code, value)).toBeInstanceOf(RefusedEntry);
+    },
+  );
 
   it.each(fixture.invalidations.map((entry) => [entry.message, entry] as const))(
-    'its invalidation %p reads as the removal it was',
+    'its invalidation %p reads as the removal or change it was',
     (message, { code, removed }) => {
       expect(decodeInvalidation(message)).toEqual({ code, removed });
+    },
+  );
+
+  it.each(fixture.versionNotices.map((notice) => [notice.message, notice] as const))(
+    'its version notice %p reads as the version it announced, under its secret only',
+    (message, { code, version }) => {
+      expect(isVersionNotice(message)).toBe(true);
+      expect(decodeVersionNotice([linkCacheKey(fixture.secret)], message)).toEqual({
+        code,
+        version,
+      });
+      expect(decodeVersionNotice([linkCacheKey('another secret')], message)).toBeNull();
     },
   );
 

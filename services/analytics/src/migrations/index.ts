@@ -12,9 +12,11 @@ import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
  * (new tables, nullable or defaulted columns, indexes built CONCURRENTLY, wider types; a
  * replaced table kept complete and writable under its name); contract in N+1 or later (drop
  * what only N-1 read). A copy runs in resumable slices within PARTITION_COPY_SECONDS, as
- * PartitionVisits does. PartitionVisits itself breaks the rule: the release before it cannot
- * store visits on the partitioned table (tests/faults/rolling-upgrade), so analytics cannot be
- * rolled back across it.
+ * PartitionVisits does. PartitionVisits itself broke the rule: the release before it (9dfc0f9
+ * and older) cannot store visits on the partitioned table, so analytics cannot be rolled back
+ * across it. Every release since keeps it: tests/faults/rolling-upgrade rolls analytics out
+ * from the previous release (tests/compat/previous-release.json) and back to it, on this
+ * schema, every visit stored once.
  */
 export const analyticsMigrations = [
   CreateAnalytics1763950000000,
