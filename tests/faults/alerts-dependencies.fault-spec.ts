@@ -137,8 +137,12 @@ describe('alert drill, part two: dependencies away or slow', () => {
         'RedirectsUnavailable',
         'HighErrorRate{service=redirect}',
         'DependencyDown{dependency=links,service=redirect}',
+        // The /r/ availability SLO's fast burn: its hour (4 min here) holds thousands of requests.
+        'RedirectErrorBudgetBurn{window=1h}',
       ],
       redisSlow: ['RedirectLatencyHigh'],
+      // May burn beside the faults of /r/ (the 503s; slow answers), at either window.
+      budgetBurns: ['RedirectErrorBudgetBurn', 'RedirectLatencyBudgetBurn'],
       databaseAway: [
         'DependencyDown{dependency=postgres,service=analytics}',
         `PodsNotReady{pod=${analyticsPod}}`,
