@@ -16,6 +16,8 @@ export interface RequestBodies {
   kinds: BodyKind[];
   /** In bytes, after decoding. */
   limit: number;
+  /** POST routes that may send more, each with its own limit (analytics' visit hand-off). */
+  larger?: Array<{ path: string; limit: number }>;
 }
 
 /**
@@ -34,8 +36,16 @@ export class RequestBodyModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
+    const { kinds, limit, larger = [] } = this.bodies;
+    const routes = larger.map(({ path }) => ({ path, method: RequestMethod.POST }));
+    larger.forEach((route, index) =>
+      consumer
+        .apply(readRequestBody({ kinds, limit: route.limit, logger: this.logger }))
+        .forRoutes(routes[index]!),
+    );
     consumer
-      .apply(readRequestBody({ ...this.bodies, logger: this.logger }))
+      .apply(readRequestBody({ kinds, limit, logger: this.logger }))
+      .exclude(...routes)
       .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

@@ -1,5 +1,5 @@
 import { nestService } from '@shortener/chassis-nest';
-import { VISIT_HAND_OFF_MAX_BYTES } from '@shortener/contracts';
+import { internalApi, VISIT_HAND_OFF_MAX_BYTES } from '@shortener/contracts';
 import { connectAdapters } from './adapters';
 import { AppModule } from './app.module';
 import { loadAnalyticsConfig } from './config';
@@ -11,5 +11,7 @@ export const service = nestService({
   connectAdapters,
   module: (config, adapters) => AppModule.forRoot(config, adapters),
   // Its internal calls are small but one: the visits a stopping redirect instance hands off.
-  bodies: { limit: VISIT_HAND_OFF_MAX_BYTES },
+  bodies: {
+    larger: [{ path: internalApi.handOffVisits.route, limit: VISIT_HAND_OFF_MAX_BYTES }],
+  },
 });

@@ -149,6 +149,11 @@ describe('analytics: visits handed off by a stopping redirect instance', () => {
     expect(JSON.stringify({ visits: huge }).length).toBeGreaterThan(VISIT_HAND_OFF_MAX_BYTES);
     const tooLarge = await analytics.request('POST', path, { body: { visits: huge } });
     expect(tooLarge).toEqual({ status: 413, body: { message: 'Request body too large' } });
+    // The hand-off's limit is its own: analytics' other routes still read 16 KB at most.
+    const counts = await analytics.request('POST', internalApi.visitCounts.route, {
+      body: { codes: Array.from({ length: 4000 }, (_, i) => `c${i.toString().padStart(6, '0')}`) },
+    });
+    expect(counts).toEqual({ status: 413, body: { message: 'Request body too large' } });
     // Without the internal token: 401.
     const unsigned = await fetch(`${stack!.get('analytics').url}${path}`, {
       method: 'POST',
