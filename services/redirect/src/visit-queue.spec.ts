@@ -18,6 +18,17 @@ function push(queue: VisitQueue, n: number): void {
 }
 
 /** The visits of a run, read back as any consumer reads them. */
+/** A queue of six visits whose publisher answers its first batch only once released. */
+function hangingQueueOfSix(): { queue: VisitQueue; release: () => void } {
+  let answer: () => void = () => undefined;
+  const hanging: VisitPublisher = {
+    publish: () => new Promise<void>((resolve) => (answer = resolve)),
+  };
+  const queue = new VisitQueue(hanging, { maxSize: 1000, batchMax: 4, flushIntervalMs: 5, logger });
+  for (let n = 0; n < 6; n += 1) push(queue, n);
+  return { queue, release: () => answer() };
+}
+
 function visitsOf(run: EncodedVisits): RecordedVisit[] {
   const read = decodeVisits(visitRecordOf(run));
   if (!read.ok) throw new Error(read.reason);
@@ -272,17 +283,7 @@ describe('VisitQueue', () => {
   });
 
   it('counts as lost none of a batch Kafka acknowledged while the hand-off failed', async () => {
-    let release: () => void = () => undefined;
-    const hanging: VisitPublisher = {
-      publish: () => new Promise<void>((resolve) => (release = resolve)),
-    };
-    const queue = new VisitQueue(hanging, {
-      maxSize: 1000,
-      batchMax: 4,
-      flushIntervalMs: 5,
-      logger,
-    });
-    for (let n = 0; n < 6; n += 1) push(queue, n);
+    const { queue, release } = hangingQueueOfSix();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(await queue.drain(50)).toBe(6);
     const outcome = await queue.handOff(async () => {
@@ -296,17 +297,7 @@ describe('VisitQueue', () => {
   });
 
   it('counts a batch still being sent at the deadline among the unacknowledged', async () => {
-    let release: () => void = () => undefined;
-    const hanging: VisitPublisher = {
-      publish: () => new Promise<void>((resolve) => (release = resolve)),
-    };
-    const queue = new VisitQueue(hanging, {
-      maxSize: 1000,
-      batchMax: 4,
-      flushIntervalMs: 5,
-      logger,
-    });
-    for (let n = 0; n < 6; n += 1) push(queue, n);
+    const { queue, release } = hangingQueueOfSix();
     expect(await queue.drain(200)).toBe(6);
     release();
   });
