@@ -1,1 +1,2 @@
+import './negative-timeout';
 export * from './kafka';
