@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, waitFor, type ServiceProcess } from '@shortener/testkit';
+import { freePort, type ServiceProcess } from '@shortener/testkit';
 import { brokerReachable, killBroker, startBroker, usesLocalBroker } from './support/kafka-control';
 import { RedirectLoad } from './support/load';
 import { AlertWatch, opsPorts, podOf, probeReadiness } from './support/alert-watch';
-import { fasterRules, startPrometheus, type PrometheusServer } from './support/prometheus';
+import { startDrillPrometheus, type PrometheusServer } from './support/prometheus';
 import {
   checkStorage,
   createLinks,
@@ -79,20 +79,8 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
       const [redirect, small] = stack.all('redirect') as [ServiceProcess, ServiceProcess];
       const services = SERVICES.flatMap((name) => stack.all(name));
       probes = probeReadiness(() => services);
-      const rules = fasterRules(SPEED);
-      prometheus = await startPrometheus({ services, rules: rules.yaml, intervalSeconds: 1 });
+      prometheus = await startDrillPrometheus(services, SPEED);
       const server = prometheus;
-      // Every shipped alert was loaded (Prometheus refuses a rules file it cannot parse).
-      expect((await server.ruleNames()).sort()).toEqual([...rules.alerts].sort());
-      await waitFor(
-        async () => {
-          const all = await server.targets();
-          return all.length === services.length && all.every((target) => target.health === 'up');
-        },
-        { what: 'Prometheus scraping the six instances', timeoutMs: 20_000, intervalMs: 500 },
-      ).catch(async (error: Error) => {
-        throw new Error(`${error.message}: ${JSON.stringify(await server.targets())}`);
-      });
 
       // What the broker's absence explains, one line each (an alert name alone: any labels).
       const queueKey = `${ALERT}{pod=${podOf(redirect)}}`;

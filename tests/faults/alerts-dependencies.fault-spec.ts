@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, hostPort, TcpProxy, testServers, viaPort, waitFor } from '@shortener/testkit';
+import { freePort, hostPort, TcpProxy, testServers, viaPort } from '@shortener/testkit';
 import { AlertWatch, opsPorts, podOf, probeReadiness } from './support/alert-watch';
 import { RedirectLoad } from './support/load';
-import { fasterRules, startPrometheus, type PrometheusServer } from './support/prometheus';
+import { startDrillPrometheus, type PrometheusServer } from './support/prometheus';
 import { createLinks, FaultStack, ready } from './support/scenario';
 
 // The alert drill, part two: the alerts of a dependency away or slow, each seen firing on its
@@ -117,17 +117,8 @@ describe('alert drill, part two: dependencies away or slow', () => {
     const stack = fault!;
     const services = SERVICES.map((name) => stack.get(name));
     probes = probeReadiness(() => services);
-    const rules = fasterRules(SPEED);
-    prometheus = await startPrometheus({ services, rules: rules.yaml, intervalSeconds: 1 });
+    prometheus = await startDrillPrometheus(services, SPEED);
     const server = prometheus;
-    expect((await server.ruleNames()).sort()).toEqual([...rules.alerts].sort());
-    await waitFor(
-      async () => {
-        const targets = await server.targets();
-        return targets.length === SERVICES.length && targets.every((t) => t.health === 'up');
-      },
-      { what: 'Prometheus scraping the five services', timeoutMs: 20_000, intervalMs: 500 },
-    );
     const analyticsPod = podOf(stack.get('analytics'));
 
     // The alerts each fault explains: one line each.

@@ -125,9 +125,8 @@ export class VisitQueue {
   private stopping = false;
   /** Set when a drain gives up: the loop ends after the attempt in progress. */
   private abandoned = false;
-  /** The batch being published now (out of the queue, not yet acknowledged), and its visits. */
+  /** The batch being published now (out of the queue, not yet acknowledged). */
   private inFlight: Run[] = [];
-  private sending = 0;
   /** What a drain gave up on, for handOff. */
   private held: Run[] = [];
   private wake: (() => void) | undefined;
@@ -236,7 +235,7 @@ export class VisitQueue {
     if (outcome !== 'late') return 0;
     this.abandoned = true;
     this.wake?.();
-    const unacknowledged = this.depth + this.sending;
+    const unacknowledged = this.depth + this.inFlight.reduce((sum, run) => sum + run.count, 0);
     // Spooled first: with a spool, what is not handed off stays there.
     this.setAside();
     this.held = this.inFlight.concat(this.sealed);
@@ -295,11 +294,9 @@ export class VisitQueue {
       const batch = this.take();
       const visits = batch.reduce((sum, run) => sum + run.count, 0);
       this.inFlight = batch;
-      this.sending = visits;
       try {
         await this.publisher.publish(batch);
         this.inFlight = [];
-        this.sending = 0;
         this.count('published', visits);
         if (this.abandoned) {
           // Held for handOff meanwhile, which acknowledges them in the spool.
@@ -313,7 +310,6 @@ export class VisitQueue {
         backoff.reset();
       } catch (error) {
         this.inFlight = [];
-        this.sending = 0;
         if (this.abandoned) return;
         this.count('publishErrors', 1);
         this.sealed = batch.concat(this.sealed);
