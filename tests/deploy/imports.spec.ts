@@ -49,10 +49,9 @@ function resolveImport(
   packages: Map<string, string>,
 ): string | undefined {
   if (specifier.startsWith('.')) return resolveIn(path.resolve(path.dirname(from), specifier));
-  const match = /^(@shortener\/[^/]+)(?:\/(.+))?$/.exec(specifier);
-  const folder = match && packages.get(match[1]);
-  if (!match || !folder) return undefined;
-  return resolveIn(path.join(folder, 'src', match[2] ?? 'index'));
+  const [, name = '', subpath = 'index'] = /^(@shortener\/[^/]+)(?:\/(.+))?$/.exec(specifier) ?? [];
+  const folder = packages.get(name);
+  return folder === undefined ? undefined : resolveIn(path.join(folder, 'src', subpath));
 }
 
 /** Import edges between the sources, from each file's import and export declarations. */
