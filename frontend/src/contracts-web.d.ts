@@ -1,7 +1,8 @@
 /**
  * `@shortener/contracts/web`, made at build time by vite/web-contracts.ts:
  * the contracts' constants, calls and answer checks, without zod.
- * Written from the same lists (src/contracts-web.test.ts): do not edit.
+ * Written from the lists of vite/web-contracts-source.ts by
+ * `npx vitest run -u src/contracts-web.test.ts` (the test fails when it is stale): do not edit.
  */
 import type * as contracts from '@shortener/contracts';
 import type { WebRouteOf, WebSchemaOf } from './lib/api-route';

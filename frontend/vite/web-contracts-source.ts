@@ -162,9 +162,9 @@ function literal(value: unknown): string {
 
 /** The success answer of a publicApi entry: the first 2xx. */
 function successOf(contracts: typeof Contracts, operation: Operation): Contracts.PublicAnswer {
-  const [, answer] = Object.entries<Contracts.PublicAnswer>(
+  const answer = Object.entries<Contracts.PublicAnswer>(
     contracts.publicApi[operation].answers,
-  ).find(([status]) => status.startsWith('2')) ?? [undefined, undefined];
+  ).find(([status]) => status.startsWith('2'))?.[1];
   if (!answer) throw new Error(`publicApi.${operation} has no success answer`);
   return answer;
 }
@@ -222,7 +222,8 @@ export function webContractsDeclarations(
     '/**',
     ` * \`${module.id}\`, made at build time by vite/web-contracts.ts:`,
     ` * ${module.about}.`,
-    ' * Written from the same lists (src/contracts-web.test.ts): do not edit.',
+    ' * Written from the lists of vite/web-contracts-source.ts by',
+    ' * `npx vitest run -u src/contracts-web.test.ts` (the test fails when it is stale): do not edit.',
     ' */',
     "import type * as contracts from '@shortener/contracts';",
     "import type { WebRouteOf, WebSchemaOf } from './lib/api-route';",
