@@ -4,7 +4,7 @@ import { WEB_CONTRACTS_MODULES, webContractsDeclarations } from '../vite/web-con
 
 describe("the web contracts' declarations", () => {
   for (const module of WEB_CONTRACTS_MODULES) {
-    it(`${module.declarations} is what vite/web-contracts-source.ts writes of its lists `, async () => {
+    it(`${module.declarations} is what vite/web-contracts-source.ts writes of its lists`, async () => {
       await expect(webContractsDeclarations(contracts, module)).toMatchFileSnapshot(
         `../${module.declarations}`,
       );

@@ -1,9 +1,10 @@
 import { MESSAGES, shortenResponseSchema } from '@shortener/contracts';
 import { webApi } from '@shortener/contracts/web';
+import { apiKeysApi } from '@shortener/contracts/web-api-keys';
 import { describe, expect, it } from 'vitest';
 import { jsonResponse, mockFetch } from '../test/http';
 import { apiRequest, type FailurePolicy } from './api';
-import type { WebRoute } from './api-route';
+import { routeUrl, type WebRoute } from './api-route';
 
 const showsNothing: FailurePolicy = { showsServerMessage: () => false };
 /** A call whose path and method do not matter to the test. */
@@ -138,5 +139,41 @@ describe('apiRequest', () => {
     expect(await apiRequest(aCall, policy)).toMatchObject({
       signedOut: false,
     });
+  });
+});
+
+describe('a call made from its publicApi entry', () => {
+  it('fills in the path parameters, encoded, and the query values given, in order', () => {
+    expect(routeUrl(webApi.getVisitors, { params: { urlID: 'a b/c' } })).toBe(
+      '/api/visitors/a%20b%2Fc',
+    );
+    expect(
+      routeUrl(webApi.listLinks, { query: { cursor: 'x+y', q: undefined, sort: 'visits' } }),
+    ).toBe('/api/links?cursor=x%2By&sort=visits');
+  });
+
+  it('sends its method and a JSON body', async () => {
+    const fetchMock = mockFetch(() => jsonResponse(200, {}));
+
+    await apiRequest(webApi.editLink, showsNothing, {
+      params: { urlID: 'Ab3dE5g' },
+      body: { days: 30 },
+    });
+
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe('/api/links/Ab3dE5g');
+    expect(init?.method).toBe('PATCH');
+    expect(new Headers(init?.headers).get('Content-Type')).toBe('application/json');
+    expect(init?.body).toBe('{"days":30}');
+  });
+
+  it('takes an answer without a body as the success of a call that answers none (204)', async () => {
+    const revoke = () =>
+      apiRequest(apiKeysApi.revokeApiKey, showsNothing, { params: { keyId: 'AbCdE12345' } });
+    mockFetch(() => new Response(null, { status: 204 }));
+    expect(await revoke()).toMatchObject({ ok: true, data: undefined });
+
+    mockFetch(() => jsonResponse(200, { unexpected: true }));
+    expect(await revoke()).toMatchObject({ ok: false, message: MESSAGES.serverError });
   });
 });
