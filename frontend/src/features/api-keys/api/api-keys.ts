@@ -11,12 +11,12 @@ const SHOWS_SERVER_MESSAGE: FailurePolicy = {
   showsServerMessage: (status) => status >= 400 && status < 500,
 };
 
-/** listApiKeys: the user's live keys, newest first. */
+/** publicApi.listApiKeys: the user's live keys, newest first. */
 export function listApiKeys(): Promise<ApiResult<ApiKey[]>> {
   return apiRequest(apiKeysApi.listApiKeys, SHOWS_SERVER_MESSAGE);
 }
 
-/** createApiKey: the new key, whole, this once. */
+/** publicApi.createApiKey: the new key, whole, this once. */
 export function createApiKey(
   name: string,
   scopes: readonly ApiKeyScope[],
@@ -24,7 +24,7 @@ export function createApiKey(
   return apiRequest(apiKeysApi.createApiKey, SHOWS_SERVER_MESSAGE, { body: { name, scopes } });
 }
 
-/** revokeApiKey: a 204, no body. */
+/** publicApi.revokeApiKey: a 204, no body. */
 export function revokeApiKey(id: string): Promise<ApiResult<undefined>> {
   return apiRequest(apiKeysApi.revokeApiKey, SHOWS_SERVER_MESSAGE, { params: { keyId: id } });
 }

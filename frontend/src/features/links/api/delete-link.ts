@@ -4,7 +4,7 @@ import { apiRequest, type ApiResult } from '../../../lib/api';
 const SHOWS_SERVER_MESSAGE = new Set([401, 404, 500]);
 
 /**
- * deleteLink. 401, 404 and 500 show the server's message, other statuses
+ * publicApi.deleteLink: 401, 404 and 500 show the server's message, other statuses
  * 'Server error', and an answer that cannot be read 'Unexpected error occurred' (no answer
  * at all reads 'Cannot reach the server', as every call does).
  */

@@ -4,7 +4,7 @@ import { apiRequest, type ApiResult } from '../../../lib/api';
 /** The refusals whose message says what to fix (the URL, the days) or that the link is gone. */
 const SHOWS_SERVER_MESSAGE = new Set([400, 401, 403, 404]);
 
-/** editLink: a new destination, a new expiry from now, or both. */
+/** publicApi.editLink: a new destination, a new expiry from now, or both. */
 export function editLink(urlID: string, change: EditLinkBody): Promise<ApiResult<ShortLink>> {
   return apiRequest(
     webApi.editLink,

@@ -18,7 +18,7 @@ export interface LinksPage {
 }
 
 /**
- * listLinks [?cursor=...][&q=...][&sort=...]: one page of the user's links, those
+ * publicApi.listLinks [?cursor=...][&q=...][&sort=...]: one page of the user's links, those
  * containing `q` when given, in the order `sort` names (newest first by default). 400 and 401
  * show the server's message, anything else 'Server error'.
  */

@@ -3,7 +3,7 @@ import { apiRequest, type ApiResult } from '../../../lib/api';
 
 const SHOWS_SERVER_MESSAGE = new Set([401, 404]);
 
-/** restoreLink: undoes a delete within its window. */
+/** publicApi.restoreLink: undoes a delete within its window. */
 export function restoreLink(urlID: string): Promise<ApiResult<ShortLink>> {
   return apiRequest(
     webApi.restoreLink,

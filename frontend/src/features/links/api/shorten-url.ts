@@ -2,7 +2,7 @@ import { webApi, type ExpiryDays, type ShortenResponse } from '@shortener/contra
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /**
- * shorten: ?url={url}&days={days}, no body; `&alias=` too when one is chosen. A 403
+ * publicApi.shorten, ?url={url}&days={days}, no body; `&alias=` too when one is chosen. A 403
  * shows the server's message (the server answers every refusal of a URL this page accepts,
  * its rate limit included, with a 403); with an alias, so does a 409 (the alias taken: a call
  * SPEC does not know); anything else reads 'Server error' (SPEC section 8).

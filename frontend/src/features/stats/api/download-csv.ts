@@ -15,7 +15,7 @@ export function csvFileName(urlID: string): string {
 }
 
 /**
- * getVisitsCsv with X-Requested-With (a plain link could not send it),
+ * publicApi.getVisitsCsv with X-Requested-With (a plain link could not send it),
  * read whole, then saved through a Blob link. Never throws: a failure is a message to show.
  */
 export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {

@@ -3,7 +3,7 @@ import { statsApi, type LinkStats, type StatsRange } from '@shortener/contracts/
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /**
- * getStats ?range=: a link's statistics over a range. A 401 carries the server's
+ * publicApi.getStats ?range=: a link's statistics over a range. A 401 carries the server's
  * message (and signs out), a 404 reads 'Url not found', anything else 'Server error'.
  */
 export function getStats(urlID: string, range: StatsRange): Promise<ApiResult<LinkStats>> {

@@ -31,7 +31,7 @@ export interface LiveHandlers {
 export const REFETCH_MIN_MS = 5000;
 
 /**
- * getLiveVisits as long as the component is mounted. EventSource reconnects by
+ * publicApi.getLiveVisits as long as the component is mounted. EventSource reconnects by
  * itself (the server asks for 2 s); the stream is closed when the page is left or the server
  * ends it.
  */

@@ -9,7 +9,7 @@ export interface VisitorsPage {
 }
 
 /**
- * getVisitors [?cursor=...]: one page of visits. A 401 carries the server's
+ * publicApi.getVisitors [?cursor=...]: one page of visits. A 401 carries the server's
  * message and callBack, a 404 reads 'No visitors', anything else 'Server error'.
  */
 export async function getVisitors(
