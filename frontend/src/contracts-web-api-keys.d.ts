@@ -1,17 +1,25 @@
 /**
- * `@shortener/contracts/web-api-keys`, made at build time by vite/web-contracts.ts: the API
- * keys section's constants and answer checks, loaded with the profile page only.
+ * `@shortener/contracts/web-api-keys`, made at build time by vite/web-contracts.ts:
+ * the API keys section's constants, calls and answer checks, loaded with its page only.
+ * Written from the lists of vite/web-contracts-source.ts by
+ * `npx vitest run -u src/contracts-web.test.ts` (the test fails when it is stale): do not edit.
  */
 import type * as contracts from '@shortener/contracts';
-import type { Schema } from './lib/api';
+import type { WebRouteOf, WebSchemaOf } from './lib/api-route';
 
-/** Copied as JSON: its one function (missingScope) does not come along. */
 export declare const API_KEY_MESSAGES: Omit<typeof contracts.API_KEY_MESSAGES, 'missingScope'>;
 export declare const API_KEY_SCOPES: typeof contracts.API_KEY_SCOPES;
 export declare const API_KEY_SCOPE_DESCRIPTIONS: typeof contracts.API_KEY_SCOPE_DESCRIPTIONS;
 export declare const API_KEY_NAME_MAX: typeof contracts.API_KEY_NAME_MAX;
+export declare const API_DOCS_PATH: typeof contracts.API_DOCS_PATH;
 
-export declare const apiKeysSchema: Schema<contracts.ApiKey[]>;
-export declare const createdApiKeySchema: Schema<contracts.CreatedApiKey>;
+export declare const apiKeysSchema: WebSchemaOf<typeof contracts.apiKeysSchema>;
+export declare const createdApiKeySchema: WebSchemaOf<typeof contracts.createdApiKeySchema>;
 
-export type { ApiKey, ApiKeyScope, CreatedApiKey } from '@shortener/contracts';
+export declare const apiKeysApi: {
+  listApiKeys: WebRouteOf<typeof contracts.publicApi.listApiKeys>;
+  createApiKey: WebRouteOf<typeof contracts.publicApi.createApiKey>;
+  revokeApiKey: WebRouteOf<typeof contracts.publicApi.revokeApiKey>;
+};
+
+export type * from '@shortener/contracts';

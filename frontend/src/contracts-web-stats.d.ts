@@ -1,9 +1,11 @@
 /**
- * `@shortener/contracts/web-stats`, made at build time by vite/web-contracts.ts: the stats
- * section's constants and answer checks, loaded with the stats code only.
+ * `@shortener/contracts/web-stats`, made at build time by vite/web-contracts.ts:
+ * the stats section's constants, calls and answer checks, loaded with its code only.
+ * Written from the lists of vite/web-contracts-source.ts by
+ * `npx vitest run -u src/contracts-web.test.ts` (the test fails when it is stale): do not edit.
  */
 import type * as contracts from '@shortener/contracts';
-import type { Schema } from './lib/api';
+import type { WebRouteOf, WebSchemaOf } from './lib/api-route';
 
 export declare const STATS_RANGES: typeof contracts.STATS_RANGES;
 export declare const DEFAULT_STATS_RANGE: typeof contracts.DEFAULT_STATS_RANGE;
@@ -13,7 +15,13 @@ export declare const OTHER_ENTRY: typeof contracts.OTHER_ENTRY;
 export declare const LIVE_EVENTS: typeof contracts.LIVE_EVENTS;
 export declare const LIVE_END_REASONS: typeof contracts.LIVE_END_REASONS;
 
-export declare const linkStatsSchema: Schema<contracts.LinkStats>;
-export declare const liveVisitSchema: Schema<contracts.LiveVisit>;
+export declare const linkStatsSchema: WebSchemaOf<typeof contracts.linkStatsSchema>;
+export declare const liveVisitSchema: WebSchemaOf<typeof contracts.liveVisitSchema>;
 
-export type { LinkStats, LiveVisit, StatsRange } from '@shortener/contracts';
+export declare const statsApi: {
+  getStats: WebRouteOf<typeof contracts.publicApi.getStats>;
+  getLiveVisits: WebRouteOf<typeof contracts.publicApi.getLiveVisits>;
+  getVisitsCsv: WebRouteOf<typeof contracts.publicApi.getVisitsCsv>;
+};
+
+export type * from '@shortener/contracts';

@@ -1,4 +1,4 @@
-import type { Schema } from './api';
+import type { Schema } from './api-route';
 
 /**
  * The part of JSON Schema that the contracts' answer schemas compile to (zod's

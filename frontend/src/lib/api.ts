@@ -1,15 +1,16 @@
-import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts/web';
+import {
+  MESSAGES,
+  REQUESTED_WITH_HEADER,
+  REQUESTED_WITH_VALUE,
+  errorResponseSchema,
+} from '@shortener/contracts/web';
+import { routeUrl, type RouteRequest, type WebRoute } from './api-route';
 
 /**
  * What a request reads when no answer came at all (the network or the server is down): not
  * one of SPEC's messages, which are about what the server answered.
  */
 export const UNREACHABLE = 'Cannot reach the server';
-
-/** What a schema from '@shortener/contracts' (or its web entry) offers: a parse that never throws. */
-export interface Schema<T> {
-  safeParse(value: unknown): { success: true; data: T } | { success: false };
-}
 
 export interface ApiSuccess<T> {
   ok: true;
@@ -46,25 +47,24 @@ export interface FailurePolicy {
 }
 
 /**
- * The one way the browser talks to the API: same-origin cookies, the X-Requested-With
- * header the gateway requires, and failures mapped to SPEC section 8. Never throws.
+ * The one way the browser talks to the API: a call of a publicApi entry (its path, method and
+ * answer check), same-origin cookies, the X-Requested-With header the gateway requires, and
+ * failures mapped to SPEC section 8. Never throws.
  */
-export async function apiRequest<T>(
-  method: 'GET' | 'POST' | 'PATCH',
-  path: string,
-  schema: Schema<T>,
+export async function apiRequest<Request extends RouteRequest, Answer>(
+  route: WebRoute<Request, Answer>,
   policy: FailurePolicy,
-  /** A JSON body to send (SPEC's calls send none). */
-  payload?: unknown,
-): Promise<ApiResult<T>> {
+  ...[request]: object extends Request ? [request?: Request] : [request: Request]
+): Promise<ApiResult<Answer>> {
   const unexpected = policy.exception ?? MESSAGES.serverError;
+  const payload = request?.body;
   let response: Response;
   try {
-    response = await fetch(path, {
-      method,
+    response = await fetch(routeUrl(route, request), {
+      method: route.method,
       credentials: 'same-origin',
       headers: {
-        [REQUESTED_WITH_HEADER]: 'XMLHttpRequest',
+        [REQUESTED_WITH_HEADER]: REQUESTED_WITH_VALUE,
         Accept: 'application/json',
         ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
@@ -76,7 +76,10 @@ export async function apiRequest<T>(
 
   const body = await readJson(response);
   if (response.ok) {
-    const parsed = schema.safeParse(body);
+    // An answer without a JSON body (204) has none to read.
+    const parsed = route.answer
+      ? route.answer.safeParse(body)
+      : { success: body === undefined, data: undefined as Answer };
     return parsed.success
       ? { ok: true, data: parsed.data, headers: response.headers }
       : { ok: false, status: response.status, message: unexpected, signedOut: false };

@@ -8,7 +8,7 @@ import {
   type UserData,
   type Visit,
 } from '@shortener/contracts/web';
-import type { Schema } from './api';
+import type { Schema } from './api-route';
 
 /**
  * Everything the browser keeps (SPEC sections 3 and 4), in one place: the 'loggedIn'

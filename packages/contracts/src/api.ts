@@ -10,6 +10,8 @@ export const NEXT_CURSOR_HEADER = 'X-Next-Cursor';
 /** How many links a listing holds in all, on each of its pages (/api/user, /api/links). */
 export const TOTAL_COUNT_HEADER = 'X-Total-Count';
 export const LOGGED_IN_COOKIE = 'loggedIn';
+/** Where the gateway describes the public API: Swagger UI at `${API_DOCS_PATH}/`. */
+export const API_DOCS_PATH = '/api/docs';
 
 export const MESSAGES = {
   unauthorized: 'Unauthorized access',

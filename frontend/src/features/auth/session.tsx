@@ -37,7 +37,7 @@ export type UserStatus = 'idle' | 'loading' | 'ready' | 'error';
 interface SessionState {
   /** From the 'loggedIn' cookie, until the server says otherwise. */
   signedIn: boolean;
-  /** userData: the first page of the user's links (SPEC's list), as /api/user gave it. */
+  /** userData: the first page of the user's links (SPEC's list), as getUser gave it. */
   user: UserData | null;
   /** The pages after it the user asked for ("Load more"), kept in memory only. */
   more: ShortLink[];

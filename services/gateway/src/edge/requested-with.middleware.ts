@@ -1,6 +1,7 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import {
+  API_DOCS_PATH,
   MESSAGES,
   publicApi,
   REQUESTED_WITH_HEADER,
@@ -10,7 +11,7 @@ import { sameOrigin } from '../stats/live-stream';
 import { routePattern } from './route-pattern';
 
 /** Documentation is browsed by navigation, which cannot send the header. */
-const EXEMPT_PREFIX = '/api/docs';
+const EXEMPT_PREFIX = API_DOCS_PATH;
 /**
  * EventSource cannot send it either: the calls the contract marks `same-origin` (the live
  * stream) check where the request comes from.

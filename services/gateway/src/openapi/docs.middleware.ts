@@ -1,10 +1,10 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { API_DOCS_PATH } from '@shortener/contracts';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { buildOpenApiDocument } from './openapi.document';
 
-export const DOCS_PATH = '/api/docs';
-export const OPENAPI_JSON_PATH = `${DOCS_PATH}/openapi.json`;
+export const OPENAPI_JSON_PATH = `${API_DOCS_PATH}/openapi.json`;
 
 /** The API description as JSON, and Swagger UI to read and try it. */
 @Injectable()
@@ -17,12 +17,12 @@ export class DocsMiddleware implements NestMiddleware {
       res.json(document);
     });
     // Swagger UI loads its files relative to the page, so the page must end with '/'.
-    this.router.get(DOCS_PATH, (req, res, next) => {
-      if (req.path === DOCS_PATH) res.redirect(301, `${DOCS_PATH}/`);
+    this.router.get(API_DOCS_PATH, (req, res, next) => {
+      if (req.path === API_DOCS_PATH) res.redirect(301, `${API_DOCS_PATH}/`);
       else next();
     });
     this.router.use(
-      DOCS_PATH,
+      API_DOCS_PATH,
       swaggerUi.serveFiles(undefined, { swaggerOptions: { url: OPENAPI_JSON_PATH } }),
       swaggerUi.setup(undefined, {
         customSiteTitle: 'URL shortener API',

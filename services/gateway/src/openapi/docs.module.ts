@@ -1,4 +1,5 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { API_DOCS_PATH } from '@shortener/contracts';
 import { DocsMiddleware } from './docs.middleware';
 
 @Module({})
@@ -6,6 +7,6 @@ export class DocsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
       .apply(DocsMiddleware)
-      .forRoutes({ path: 'api/docs{/*path}', method: RequestMethod.GET });
+      .forRoutes({ path: `${API_DOCS_PATH}{/*path}`, method: RequestMethod.GET });
   }
 }

@@ -1,45 +1,30 @@
 import {
-  apiKeysSchema,
-  createdApiKeySchema,
+  apiKeysApi,
   type ApiKey,
   type ApiKeyScope,
   type CreatedApiKey,
 } from '@shortener/contracts/web-api-keys';
-import { apiRequest, type ApiResult, type FailurePolicy, type Schema } from '../../../lib/api';
+import { apiRequest, type ApiResult, type FailurePolicy } from '../../../lib/api';
 
 /** Every refusal of key management says why in its message (400, 401, 404, 409, 429...). */
 const SHOWS_SERVER_MESSAGE: FailurePolicy = {
   showsServerMessage: (status) => status >= 400 && status < 500,
 };
 
-/** A 204 has no body to check. */
-const NO_CONTENT: Schema<undefined> = {
-  safeParse: (value) =>
-    value === undefined ? { success: true, data: undefined } : { success: false },
-};
-
-/** GET /api/keys: the user's live keys, newest first. */
+/** publicApi.listApiKeys: the user's live keys, newest first. */
 export function listApiKeys(): Promise<ApiResult<ApiKey[]>> {
-  return apiRequest('GET', '/api/keys', apiKeysSchema, SHOWS_SERVER_MESSAGE);
+  return apiRequest(apiKeysApi.listApiKeys, SHOWS_SERVER_MESSAGE);
 }
 
-/** POST /api/keys: the new key, whole, this once. */
+/** publicApi.createApiKey: the new key, whole, this once. */
 export function createApiKey(
   name: string,
   scopes: readonly ApiKeyScope[],
 ): Promise<ApiResult<CreatedApiKey>> {
-  return apiRequest('POST', '/api/keys', createdApiKeySchema, SHOWS_SERVER_MESSAGE, {
-    name,
-    scopes,
-  });
+  return apiRequest(apiKeysApi.createApiKey, SHOWS_SERVER_MESSAGE, { body: { name, scopes } });
 }
 
-/** POST /api/keys/{id}/revoke. */
+/** publicApi.revokeApiKey: a 204, no body. */
 export function revokeApiKey(id: string): Promise<ApiResult<undefined>> {
-  return apiRequest(
-    'POST',
-    `/api/keys/${encodeURIComponent(id)}/revoke`,
-    NO_CONTENT,
-    SHOWS_SERVER_MESSAGE,
-  );
+  return apiRequest(apiKeysApi.revokeApiKey, SHOWS_SERVER_MESSAGE, { params: { keyId: id } });
 }

@@ -1,4 +1,5 @@
 import {
+  API_DOCS_PATH,
   API_KEY_MESSAGES,
   API_KEY_NAME_MAX,
   API_KEY_SCOPE_DESCRIPTIONS,
@@ -30,7 +31,8 @@ export function ApiKeysSection() {
       <p className="api-keys__intro">
         Let a script shorten links or read stats for you: it sends{' '}
         <code>Authorization: Bearer &lt;key&gt;</code> (see the{' '}
-        <a href="/api/docs/">API description</a>). A key can never manage keys or your account.
+        <a href={`${API_DOCS_PATH}/`}>API description</a>). A key can never manage keys or your
+        account.
       </p>
       <div className="api-keys__content">
         <ApiKeysManager />

@@ -1,9 +1,12 @@
-import { userDataSchema, type UserData } from '@shortener/contracts/web';
+import { webApi, type UserData } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
-/** GET /api/user. A 401 carries the server's message and callBack; anything else reads 'Server error'. */
+/**
+ * publicApi.getUser: a 401 carries the server's message and callBack; anything else reads
+ * 'Server error'.
+ */
 export function getUser(): Promise<ApiResult<UserData>> {
-  return apiRequest('GET', '/api/user', userDataSchema, {
+  return apiRequest(webApi.getUser, {
     showsServerMessage: (status) => status === 401,
   });
 }

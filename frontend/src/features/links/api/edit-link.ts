@@ -1,16 +1,14 @@
-import { shortLinkSchema, type EditLinkBody, type ShortLink } from '@shortener/contracts/web';
+import { webApi, type EditLinkBody, type ShortLink } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /** The refusals whose message says what to fix (the URL, the days) or that the link is gone. */
 const SHOWS_SERVER_MESSAGE = new Set([400, 401, 403, 404]);
 
-/** PATCH /api/links/{urlID}: a new destination, a new expiry from now, or both. */
+/** publicApi.editLink: a new destination, a new expiry from now, or both. */
 export function editLink(urlID: string, change: EditLinkBody): Promise<ApiResult<ShortLink>> {
   return apiRequest(
-    'PATCH',
-    `/api/links/${encodeURIComponent(urlID)}`,
-    shortLinkSchema,
+    webApi.editLink,
     { showsServerMessage: (status) => SHOWS_SERVER_MESSAGE.has(status) },
-    change,
+    { params: { urlID }, body: change },
   );
 }

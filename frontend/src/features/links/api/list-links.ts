@@ -1,9 +1,9 @@
 import {
-  linksResponseSchema,
   NEXT_CURSOR_HEADER,
   TOTAL_COUNT_HEADER,
   type LinksSort,
   type ShortLink,
+  webApi,
 } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 import { countOf } from '../../../lib/count-header';
@@ -18,23 +18,24 @@ export interface LinksPage {
 }
 
 /**
- * GET /api/links[?cursor=...][&q=...][&sort=...]: one page of the user's links, those
+ * publicApi.listLinks [?cursor=...][&q=...][&sort=...]: one page of the user's links, those
  * containing `q` when given, in the order `sort` names (newest first by default). 400 and 401
  * show the server's message, anything else 'Server error'.
  */
 export async function listLinks(
   options: { cursor?: string | null; q?: string; sort?: LinksSort } = {},
 ): Promise<ApiResult<LinksPage>> {
-  const query = new URLSearchParams();
-  if (options.cursor) query.set('cursor', options.cursor);
-  if (options.q) query.set('q', options.q);
-  if (options.sort && options.sort !== 'newest') query.set('sort', options.sort);
-  const search = query.toString();
+  const { cursor, q, sort } = options;
   const result = await apiRequest(
-    'GET',
-    `/api/links${search ? `?${search}` : ''}`,
-    linksResponseSchema,
+    webApi.listLinks,
     { showsServerMessage: (status) => status === 400 || status === 401 },
+    {
+      query: {
+        cursor: cursor || undefined,
+        q: q || undefined,
+        sort: sort === 'newest' ? undefined : sort,
+      },
+    },
   );
   if (!result.ok) return result;
   return {

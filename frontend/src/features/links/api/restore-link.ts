@@ -1,11 +1,13 @@
-import { shortLinkSchema, type ShortLink } from '@shortener/contracts/web';
+import { webApi, type ShortLink } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 const SHOWS_SERVER_MESSAGE = new Set([401, 404]);
 
-/** POST /api/links/{urlID}/restore: undoes a delete within its window. */
+/** publicApi.restoreLink: undoes a delete within its window. */
 export function restoreLink(urlID: string): Promise<ApiResult<ShortLink>> {
-  return apiRequest('POST', `/api/links/${encodeURIComponent(urlID)}/restore`, shortLinkSchema, {
-    showsServerMessage: (status) => SHOWS_SERVER_MESSAGE.has(status),
-  });
+  return apiRequest(
+    webApi.restoreLink,
+    { showsServerMessage: (status) => SHOWS_SERVER_MESSAGE.has(status) },
+    { params: { urlID } },
+  );
 }

@@ -1,12 +1,8 @@
-import {
-  shortenResponseSchema,
-  type ExpiryDays,
-  type ShortenResponse,
-} from '@shortener/contracts/web';
+import { webApi, type ExpiryDays, type ShortenResponse } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 /**
- * POST /api/shorten/?url={url}&days={days}, no body; `&alias=` too when one is chosen. A 403
+ * publicApi.shorten, ?url={url}&days={days}, no body; `&alias=` too when one is chosen. A 403
  * shows the server's message (the server answers every refusal of a URL this page accepts,
  * its rate limit included, with a 403); with an alias, so does a 409 (the alias taken: a call
  * SPEC does not know); anything else reads 'Server error' (SPEC section 8).
@@ -16,11 +12,9 @@ export function shortenUrl(
   days: ExpiryDays,
   alias = '',
 ): Promise<ApiResult<ShortenResponse>> {
-  const chosen = alias === '' ? '' : `&alias=${encodeURIComponent(alias)}`;
   return apiRequest(
-    'POST',
-    `/api/shorten/?url=${encodeURIComponent(url)}&days=${String(days)}${chosen}`,
-    shortenResponseSchema,
-    { showsServerMessage: (status) => status === 403 || (chosen !== '' && status === 409) },
+    webApi.shorten,
+    { showsServerMessage: (status) => status === 403 || (alias !== '' && status === 409) },
+    { query: { url, days: String(days), alias: alias === '' ? undefined : alias } },
   );
 }

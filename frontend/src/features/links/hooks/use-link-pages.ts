@@ -13,7 +13,7 @@ export interface MoreLinks {
   error: string | null;
 }
 
-/** "Load more" under the profile's list: the pages after /api/user's, one at a time. */
+/** "Load more" under the profile's list: the pages after getUser's, one at a time. */
 export function useMoreLinks(): MoreLinks {
   const { nextCursor, appendLinks, signOut } = useSession();
   const [loading, setLoading] = useState(false);
@@ -61,7 +61,7 @@ interface Found {
 }
 
 /**
- * The profile's search and orders: GET /api/links?q=&sort= once typing has paused for
+ * The profile's search and orders: listLinks ?q=&sort= once typing has paused for
  * SEARCH_DEBOUNCE_MS (an order at once), only the latest listing's answer shown, its pages
  * loaded one at a time ("Load more"). The newest-first listing without a search is the
  * session's (userData), so this one stays idle for it.

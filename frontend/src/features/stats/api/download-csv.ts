@@ -1,4 +1,11 @@
-import { MESSAGES, REQUESTED_WITH_HEADER, errorResponseSchema } from '@shortener/contracts/web';
+import {
+  MESSAGES,
+  REQUESTED_WITH_HEADER,
+  REQUESTED_WITH_VALUE,
+  errorResponseSchema,
+} from '@shortener/contracts/web';
+import { statsApi } from '@shortener/contracts/web-stats';
+import { routeUrl } from '../../../lib/api-route';
 
 export type CsvDownload = { ok: true } | { ok: false; message: string; signedOut: boolean };
 
@@ -8,15 +15,16 @@ export function csvFileName(urlID: string): string {
 }
 
 /**
- * GET /api/stats/{urlID}/visits.csv with X-Requested-With (a plain link could not send it),
+ * publicApi.getVisitsCsv with X-Requested-With (a plain link could not send it),
  * read whole, then saved through a Blob link. Never throws: a failure is a message to show.
  */
 export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
   let response: Response;
   try {
-    response = await fetch(`/api/stats/${encodeURIComponent(urlID)}/visits.csv`, {
+    const route = statsApi.getVisitsCsv;
+    response = await fetch(routeUrl(route, { params: { urlID } }), {
       credentials: 'same-origin',
-      headers: { [REQUESTED_WITH_HEADER]: 'XMLHttpRequest', Accept: 'text/csv' },
+      headers: { [REQUESTED_WITH_HEADER]: REQUESTED_WITH_VALUE, Accept: route.streams ?? '' },
     });
   } catch {
     return { ok: false, message: MESSAGES.serverError, signedOut: false };

@@ -2,9 +2,11 @@ import {
   LIVE_END_REASONS,
   LIVE_EVENTS,
   liveVisitSchema,
+  statsApi,
   type LiveVisit,
 } from '@shortener/contracts/web-stats';
 import { useEffect, useRef, useState } from 'react';
+import { routeUrl } from '../../../lib/api-route';
 
 /**
  * connecting: not yet open; live: open; reconnecting: the stream broke (or the server
@@ -29,7 +31,7 @@ export interface LiveHandlers {
 export const REFETCH_MIN_MS = 5000;
 
 /**
- * GET /api/stats/{urlID}/live as long as the component is mounted. EventSource reconnects by
+ * publicApi.getLiveVisits as long as the component is mounted. EventSource reconnects by
  * itself (the server asks for 2 s); the stream is closed when the page is left or the server
  * ends it.
  */
@@ -46,7 +48,7 @@ export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus
       return;
     }
     setStatus('connecting');
-    const source = new EventSource(`/api/stats/${encodeURIComponent(urlID)}/live`);
+    const source = new EventSource(routeUrl(statsApi.getLiveVisits, { params: { urlID } }));
     let lastRefetch = -Infinity;
     let pending: ReturnType<typeof setTimeout> | undefined;
     const refetch = (): void => {

@@ -1,9 +1,4 @@
-import {
-  MESSAGES,
-  NEXT_CURSOR_HEADER,
-  visitorsResponseSchema,
-  type Visit,
-} from '@shortener/contracts/web';
+import { MESSAGES, NEXT_CURSOR_HEADER, webApi, type Visit } from '@shortener/contracts/web';
 import { apiRequest, type ApiResult } from '../../../lib/api';
 
 export interface VisitorsPage {
@@ -14,19 +9,17 @@ export interface VisitorsPage {
 }
 
 /**
- * GET /api/visitors/{urlID}[?cursor=...]: one page of visits. A 401 carries the server's
+ * publicApi.getVisitors [?cursor=...]: one page of visits. A 401 carries the server's
  * message and callBack, a 404 reads 'No visitors', anything else 'Server error'.
  */
 export async function getVisitors(
   urlID: string,
   cursor?: string,
 ): Promise<ApiResult<VisitorsPage>> {
-  const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
   const result = await apiRequest(
-    'GET',
-    `/api/visitors/${encodeURIComponent(urlID)}${query}`,
-    visitorsResponseSchema,
+    webApi.getVisitors,
     { showsServerMessage: (status) => status === 401, fixed: { 404: MESSAGES.noVisitors } },
+    { params: { urlID }, query: { cursor: cursor || undefined } },
   );
   if (!result.ok) return result;
   return {
