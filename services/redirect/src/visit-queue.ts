@@ -69,10 +69,8 @@ const CHUNK_BYTES = 64 * 1024;
 const { userAgent: MAX_USER_AGENT, referrer: MAX_REFERRER } = VISIT_TEXT_MAX;
 
 /**
- * Time-ordered version-7 UUIDs (RFC 9562): the visit's time in milliseconds, then 74 random
- * bits from a pool filled 256 ids at once. Visits are stored keyed by id, and ids that follow
- * time grow the primary key at one end instead of anywhere in it: about half of what
- * PostgreSQL spent storing a visit went on random ids (docs/reliability.md).
+ * Time-ordered version-7 UUIDs (RFC 9562), 74 random bits from a pool filled 256 ids at once:
+ * ids that follow time grow the visits' primary key at one end, not on a random page of it.
  */
 class VisitIds {
   readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);

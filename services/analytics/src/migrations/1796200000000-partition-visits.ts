@@ -58,7 +58,7 @@ function lockRefused(error: unknown): boolean {
 const SLICE_DEADLOCK_TRIES = 20;
 
 /**
- * Storage for years (issue 29): `analytics.visits` becomes a table partitioned by UTC month
+ * Storage for years: `analytics.visits` becomes a table partitioned by UTC month
  * of `created_at`, so raw visits past a retention go a partition at a time. It runs while
  * the service serves (no transaction of its own; each step is one):
  *   1. `visit_ids` (every stored event id): a unique key on a partitioned table must hold

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Aliases (issue 28): codes of up to 50 characters, unique without letter case, and the
+ * Aliases: codes of up to 50 characters, unique without letter case, and the
  * codes of removed links kept from reuse for a while.
  *
  * Generated codes were unique only with their case, so a large table may already hold two
