@@ -123,13 +123,9 @@ function gaugeOf<T extends string>(
 }
 
 /**
- * Keeps each check's result of the last readiness round in `registry` as
- * `dependency_up{dependency="redis"}` 1 or 0, so an optional dependency that is away (the
- * service stays ready) shows in metrics and alerts; and the round's verdict as
- * `service_ready` 1 or 0, so a pod that says it is not ready shows without
- * kube-state-metrics (PodsNotReady reads it). One gauge each per registry, however many
- * readiness endpoints report into it. A shutdown is not counted: a stopping pod is not
- * ready on purpose.
+ * Each readiness check's last result as `dependency_up{dependency}` and the verdict as
+ * `service_ready`, so an optional dependency away and an unready pod show in alerts without
+ * kube-state-metrics; a shutdown is not counted (a stopping pod is unready on purpose).
  */
 export function dependencyMetric(registry: Registry): (report: ReadinessReport) => void {
   const dependencies = gaugeOf(

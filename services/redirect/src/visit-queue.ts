@@ -93,12 +93,8 @@ class VisitIds {
 }
 
 /**
- * Visits wait here, in memory and bounded, and leave in batches; a redirect only pushes and
- * never waits. A visit is written once, as it will travel, into a buffer (appendVisit, the
- * visit codec of @shortener/contracts), so a queued visit is bytes, not objects the garbage
- * collector must carry from one generation to the next. When publishing fails the batch goes
- * back to the front and is retried with back-off; when the queue is full new visits are
- * dropped and counted, never blocking.
+ * Visits wait here, bounded, as the bytes they travel as (no objects for the garbage collector
+ * to carry), and leave in batches; a failed batch is retried, a full queue drops and counts.
  */
 export class VisitQueue {
   /** Runs of visits set aside, oldest first, and how many visits they hold. */

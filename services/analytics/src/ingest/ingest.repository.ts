@@ -57,14 +57,9 @@ export interface StoreOutcome {
 }
 
 /**
- * A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted.
- * Each column comes as one array in PostgreSQL's binary format (binary-arrays.ts), as do the
- * rollups' below. The visits are partitioned by month, and a partitioned table's unique keys
- * must hold the month, so "already stored" is asked of `visit_ids`, every stored event id in
- * one unpartitioned table: an event is stored once by its id whatever time it carries.
- * The rows come without repeats (visit-batch.ts drops an event repeated inside a batch).
- * It answers how many it inserted and, only when that is fewer than the $11 given (some were
- * stored before), which: a batch's usual answer is one row, not one per visit.
+ * A chunk of visits (columns as binary arrays), each inserted unless `visit_ids` holds its
+ * event id: a partitioned table's unique keys must hold the month, so exactly-once lives there.
+ * Answers the count, and which ids only when some were stored before (one row, usually).
  */
 const INSERT_VISITS = `
   WITH rows AS (

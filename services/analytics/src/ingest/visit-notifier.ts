@@ -57,13 +57,8 @@ export function noticesOf(rows: readonly VisitRow[]): StoredVisits[] {
 }
 
 /**
- * The distributed mode's notices: Redis pub/sub, a channel per link, which every gateway
- * instance with a live stream of that link subscribes to (SUBSCRIBE, never a pattern). One
- * PUBSUB NUMSUB a transaction asks which of its links have subscribers, and only those are
- * published: a stream subscribed before a visit was committed is counted (the question is
- * asked after the commit, and Redis answers it after every subscription it has already
- * taken), so it still gets the notice; only a stream subscribed in the moment between the
- * commit and the question misses one, of a visit stored before it began.
+ * Notices on Redis pub/sub, a channel per link, published only to links with subscribers
+ * (one PUBSUB NUMSUB after each commit, so any stream subscribed before the commit is told).
  */
 export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNotifier> {
   const redis = createRedis(url, logger);
