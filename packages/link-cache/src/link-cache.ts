@@ -151,12 +151,9 @@ function signed(key: Buffer, code: string, body: string): string {
 }
 
 /**
- * Value format: "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>" for a link,
- * "<mac>|!v<version>:<leaseUntil>" for a deleted one, the MAC keyed by linkCacheKey over the
- * code and the rest, so that an entry written by anyone without the key, or copied from
- * another code, is told from one the links service wrote; and, by its version and lease, an
- * older entry of the same code replayed into the cache from one still current. (The first
- * signed form, "<mac>|<expiresAt>|<url>" and "<mac>|!", had neither: it reads as unknown.)
+ * "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>", or "<mac>|!v<version>:<leaseUntil>" when
+ * deleted: the MAC over code and rest refuses forged or copied entries, the version and lease
+ * replayed older ones. Older forms read as unknown.
  */
 export function encodeLink(
   key: Buffer,

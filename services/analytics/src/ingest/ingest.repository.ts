@@ -241,12 +241,8 @@ export class IngestRepository {
   }
 
   /**
-   * Stores a batch in one transaction: multi-row inserts (a chunk each) that skip events
-   * already stored, then one statement raising the rollups, breakdowns, visitor-days and
-   * per-link counts by what was really inserted, summed in memory (a redelivered batch adds
-   * nothing anywhere). Either all of it commits or none, so a retry of the same batch is
-   * always safe. `prepared` (prepareVisits of these very rows) saves making the statements'
-   * parameters inside the transaction when they hold.
+   * Stores a batch in one transaction: the new visits, then one statement raising every rollup
+   * by what was really inserted, so a redelivered or retried batch adds nothing.
    */
   async storeVisits(
     rows: readonly VisitRow[],

@@ -1,10 +1,6 @@
 /**
- * `analytics.visits` is partitioned by UTC month of `created_at`, one table a month named
- * `visits_YYYY_MM`. Months are made ahead of the visits that land in them and, past the
- * retention, dropped a partition at a time (the rollups, counted apart, stay). Every change
- * that must lock the visits table waits at most LOCK_WAIT_MS for its lock, so ingest and
- * reads never queue behind it for longer; one that cannot get it gives up and runs again in
- * the next round.
+ * The visits' monthly partitions (`visits_YYYY_MM`): made ahead, dropped whole past the
+ * retention; a change waits at most LOCK_WAIT_MS for its lock, else runs next round.
  */
 
 /** Longest wait for a lock on the visits table, and so the longest anyone waits behind one. */
