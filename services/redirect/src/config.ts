@@ -67,11 +67,8 @@ export const redirectConfigShape = {
    */
   VISIT_HAND_OFF_TIMEOUT_MS: env.int(8000, 0, 20_000),
   /**
-   * Set: each visit is written to a spool file in this folder before its 302 leaves, and
-   * what Kafka has not acknowledged when the process dies (SIGKILL, OOM) is published by the
-   * next process on the folder (visit-spool.ts). Each instance needs its own folder, on a
-   * volume that outlives the container (Kubernetes: an emptyDir). Unset: visits wait in
-   * memory only, and a crash loses those not yet published.
+   * Set: visits are spooled here before their 302s leave, so a crash loses none (one folder an
+   * instance, outliving the container). Unset: a crash loses the visits not yet published.
    */
   VISIT_SPOOL_DIR: env.folder(),
   /** The spool's size on disk at most; past it its oldest segments are deleted. */

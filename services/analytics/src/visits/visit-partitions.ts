@@ -108,11 +108,8 @@ export async function createMonth(
 const ID_SLICE = 10_000;
 
 /**
- * Drops a month of raw visits: detached first (a moment's ACCESS EXCLUSIVE lock on the
- * parent, waited for at most LOCK_WAIT_MS), so from then on a late event of that month
- * finds no partition and is refused rather than half-stored; then its event ids leave the
- * dedup table in slices, then the table goes. A drop broken off half way leaves a detached
- * table, which the next round finishes. The rollups are other tables, untouched.
+ * Drops a month of raw visits: detached first (a late event is then refused, not half-stored),
+ * its ids out of `visit_ids` in slices, then the table; the next round finishes a broken drop.
  */
 export async function dropMonth(
   db: Queryable,
