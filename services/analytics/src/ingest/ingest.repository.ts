@@ -99,11 +99,8 @@ function visitParameters(piece: readonly VisitRow[]): unknown[] {
 }
 
 /**
- * One statement raises everything counted from the visits a transaction really inserted,
- * summed beforehand (rollupsOf): the hourly rollups, the daily breakdowns (the hourly ones
- * summed per day), the hourly breakdowns of the last two days, the visitor-days and the
- * per-link counts. Hours and days come counted from the epoch, dimensions as their index in
- * $17.
+ * One statement raises every rollup, breakdown, visitor-day and link count by the visits really
+ * inserted, summed beforehand (rollupsOf); hours and days from the epoch, dimensions by index in $17.
  */
 const ADD_ROLLUPS = `
   WITH hours AS (

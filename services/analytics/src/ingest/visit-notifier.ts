@@ -10,11 +10,8 @@ import {
 import type { VisitRow } from './ingest.repository';
 
 /**
- * Told of the visits stored, after their transaction commits: the live stream of the web app.
- * A notice is best effort (a subscriber that misses one still sees the visit in the stats and
- * the list); it never holds up or fails ingest. Notices are built only for links someone
- * listens to: most stored visits are of links nobody watches live, and building theirs cost
- * about a microsecond a visit.
+ * Told of visits after their commit, for the live streams: best effort, never holding up
+ * ingest, and built only for links someone listens to.
  */
 export interface VisitNotifier {
   /** The rows one transaction inserted, once it committed. */
