@@ -190,11 +190,8 @@ function readStamp(stamp: string): { version: number; leaseUntil: number } | nul
 export type RedirectTarget = { ok: true; location: string } | { ok: false; reason: string };
 
 /**
- * Where a stored URL may send a browser: a URL that meets the rules it was created under
- * (checkTargetUrl: absolute http(s), no control characters or credentials, not this machine
- * in any spelling), in its serialised form. Links are checked when they are created; this is
- * for what comes back from Redis or the links service, in case of a leaked signing key or an
- * entry stored before today's rules.
+ * Where a stored URL may send a browser, re-checked by checkTargetUrl's rules on what comes
+ * back from Redis or the links service (a leaked key, an entry stored under older rules).
  */
 export function redirectTarget(url: string): RedirectTarget {
   const check = checkTargetUrl(url);

@@ -199,11 +199,8 @@ export class IngestRepository {
   ) {}
 
   /**
-   * Makes the partitions of the visits' months that may not exist yet, each in a short
-   * transaction of its own: late visits of a past month (a consumer behind, a re-drive) and
-   * the months ahead are stored, not refused. Not made: months past the retention (such a
-   * visit has expired) and months beyond those made ahead (a clock that far ahead is wrong);
-   * their visits find no partition and are refused, so dead-lettered, never lost unseen.
+   * Makes the months' partitions a batch needs (late months and those ahead); months past the
+   * retention or too far ahead get none, so their visits are refused and dead-lettered, never lost.
    */
   private async ensureMonths(rows: readonly VisitRow[]): Promise<void> {
     const now = new Date();
