@@ -1,18 +1,7 @@
-// `npm test`: every test, on a fresh machine. Builds, brings up PostgreSQL, Redis and Kafka
-// (starting only what is not running), runs the suites against them on their own test
-// database and Redis index, then stops only what it started. Exits non-zero on any failure.
-//
-// Two lanes run at once: Jest and the browser journeys on one broker; the fault and
-// hostile-input suites on a broker of their own (KAFKA_PORT 19092), their own database and
-// their own Redis index, then the web app's Vitest suite (which needs no servers). The fault
-// scenarios kill their broker, drop their database and flush their Redis index, so nothing of
-// the other lane may share those; the PostgreSQL and Redis servers are shared, which is what a
-// fault scenario never stops (it cuts proxies). Once both lanes are done, the scenarios of
-// FAULTS_ALONE run with the machine to themselves.
-//
-// Everything runs on the Node.js the images run (the release .nvmrc pins): on another line,
-// this script starts again on that release, fetched once from the npm registry
-// (scripts/image-node.mjs), so the services, Jest and every process they start run on it.
+// `npm test`: every test, on a fresh machine, on the Node.js release .nvmrc pins
+// (scripts/image-node.mjs). Brings up what is missing, runs two lanes at once (Jest and the
+// browser journeys; the faults, on a broker, database and Redis index they may break, then
+// Vitest), then FAULTS_ALONE, and stops only what it started. Non-zero on any failure.
 //
 //   npm test                   everything
 //   npm test -- --keep-infra   leave what it started running (faster reruns)
