@@ -53,12 +53,8 @@ export function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 
 }
 
 /**
- * A folder of its own for the services' Unix sockets, where on one machine the edge reaches
- * them without TCP: the redirect service's (its UNIX_SOCKET, the edge's upstream
- * `unix:<path>` and the gateway's REDIRECT_SOCKET) and the gateway's (its UNIX_SOCKET).
- * Whoever connects there is believed about a visitor's address, so only this user may: the
- * folder is 0700 (mkdtemp), the services make their sockets 0600, and nginx's workers run as
- * this user (startEdge). `remove()` deletes it.
+ * A 0700 folder for the services' Unix sockets, where the edge reaches them; whoever connects
+ * there is believed about a visitor's address, so only this user may. `remove()` deletes it.
  */
 export function socketFolder() {
   const dir = mkdtempSync(path.join(tmpdir(), 'shortener-socket-'));

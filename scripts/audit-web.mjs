@@ -21,7 +21,7 @@ const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 const FULL_MARKS = { performance: 100, accessibility: 100, 'best-practices': 100, seo: 100 };
 /**
- * Each page's goals (issue 31). The profile pages are private: robots.txt disallows them, so
+ * Each page's goals. The profile pages are private: robots.txt disallows them, so
  * Lighthouse's SEO audit (is-crawlable) marks them down by design, and has no goal there.
  */
 const GOALS = {

@@ -57,7 +57,7 @@ const tokens = tokenRequests.map(({ identity, request }) => ({
 // Link cache entries and the invalidation broadcast, as its link cache (RedisLinkCache) writes
 // them: each entry signed for its code, with its link's version and lease; a removal published
 // as the bare code, a change as "changed:<code>", and each change's version announced, signed.
-// A release from before versioned entries (issue 37) is older than this script records from.
+// A release from before versioned entries is older than this script records from.
 if (typeof linkCache.encodeVersionNotice !== 'function') {
   throw new Error(
     `${previousCommit()}: its link cache has no versioned entries; record from a later release`,

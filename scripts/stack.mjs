@@ -1,14 +1,6 @@
-// `npm run stack`: the distributed stack on one machine. Brings up PostgreSQL, Redis and
-// Kafka (infra/infra.mjs), then runs each service as its own process, logs prefixed by
-// service, behind nginx as the public edge when there is one (infra/edge.mjs: /r/ straight
-// to the redirect service, the rest to the gateway, as the Kubernetes Ingress routes;
-// without nginx, or with `--no-edge`, the gateway is the edge and forwards /r/ itself).
-// Ctrl-C stops the services, then the servers this run started (not ones that were already
-// running); `npm run stack -- --keep-infra` leaves those up for the next run.
-// Configuration comes from the environment. Only the edge is believed about a visitor's
-// address: it reaches the services on Unix sockets only this user can open (socketFolder),
-// and no service believes X-Forwarded-For on its port unless TRUSTED_PROXIES names proxies
-// in front of the stack.
+// `npm run stack`: the distributed stack on one machine (README): the servers, each service as
+// its own process, nginx as the edge when there is one (else the gateway, or `--no-edge`).
+// Ctrl-C stops what this run started (`-- --keep-infra` leaves the servers up).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';

@@ -8,9 +8,7 @@ import { run as runCommand } from './processes.mjs';
 /**
  * Whether the web app must be built: the gateway serves FRONTEND_DIR (frontend/dist unless
  * set, relative to the repository, where the runners start it) and it lacks the pages the
- * gateway serves (WEB_APP_PAGES in packages/contracts): none when never built, no app.html
- * when built before the home page was prerendered (issue 31), no settings frame when built
- * before the settings page.
+ * gateway serves (WEB_APP_PAGES in packages/contracts), as an older or missing build does.
  * A FRONTEND_DIR elsewhere is someone else's build: only this checkout's is built here.
  */
 export function webAppNeedsBuild(root, env = process.env) {

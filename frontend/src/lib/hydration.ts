@@ -3,11 +3,8 @@ import { useSyncExternalStore } from 'react';
 const subscribeToNothing = () => () => undefined;
 
 /**
- * False while React takes over the home page's prerendered markup (main.tsx's hydrateRoot)
- * and in the build's prerender itself; true in every other render. What only the browser
- * knows (the host, the query, the sign-in cookie) is shown once this is true: the first
- * render then matches the markup the server sent, as hydration requires, and React renders
- * again at once with the browser's values.
+ * False while hydrating the prerendered home page and in the prerender, true after: what only
+ * the browser knows is shown from then, so the first render matches the server's markup.
  */
 export function useHydrated(): boolean {
   return useSyncExternalStore(

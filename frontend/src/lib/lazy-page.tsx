@@ -49,12 +49,8 @@ export interface RetryingLazy<P extends object> {
 }
 
 /**
- * React's lazy, but a chunk that could not be fetched is neither an error for the boundary
- * ('Something went wrong.') nor final: it reads 'Cannot reach the server' with Retry, and is
- * asked for again every few seconds and when the browser is back online, until it comes.
- * Asking again imports the same address: browsers no longer keep a failed import's failure
- * (HTML's module map forgets failed fetches; Chromium does). `frame` puts the message where
- * the component would have stood.
+ * React's lazy, but a chunk that failed to fetch shows 'Cannot reach the server' with Retry
+ * and is asked for again until it comes (browsers forget a failed import's failure).
  */
 export function retryingLazy<P extends object>(
   load: () => Promise<ComponentType<P>>,

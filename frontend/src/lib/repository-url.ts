@@ -1,9 +1,6 @@
 /**
- * The web page of a package.json `repository` field (an object with `url`, or a string),
- * for the footer's "Source code" link: `git+https://host/owner/repo.git` and
- * `https://host/owner/repo` give `https://host/owner/repo`; the `github:owner/repo` and
- * `owner/repo` shorthands a GitHub page. Anything else fails the build: a footer that points
- * nowhere useful must not ship quietly.
+ * The web page of package.json's `repository` (git+https, https, `github:` or `owner/repo`) for
+ * the footer's "Source code" link; anything else fails the build rather than ship a dead link.
  */
 export function repositoryWebUrl(field: unknown): string {
   const raw = typeof field === 'object' && field !== null && 'url' in field ? field.url : field;

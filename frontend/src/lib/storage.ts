@@ -32,11 +32,8 @@ export function forgetSignIn(): void {
 }
 
 /**
- * The cached userData is SPEC's user data (its first page of links), with the cursor of the
- * next page beside its fields when more follow, and how many links the user has in all when
- * the server said. One with more links than a page was written before the list was paged
- * (every link of the user): it reads as not cached, so the page never holds a long list it
- * did not ask for.
+ * The cached userData (SPEC's, plus the next cursor and total); one holding more links than a
+ * page, from before paging, reads as not cached.
  */
 const cachedUserSchema: Schema<CachedUser> = {
   safeParse(value) {

@@ -1,11 +1,6 @@
 /**
- * kafkajs 2.2.4 (its last release) asks for a negative timer (tulios/kafkajs#1751). Node runs
- * such a timer after 1 ms, as it always has, and since Node 24 also prints a three-line
- * TimeoutNegativeWarning on stderr, once a process: not a JSON log line, and nothing anyone can
- * act on. Every process with a Kafka client loads this package (the services, the operator
- * commands, the embedded mode with KAFKA_BROKERS), so this one warning is dropped here; every
- * other warning is emitted as before. The services' images also start Node with
- * `--disable-warning=TimeoutNegativeWarning` (their node.env), which does the same.
+ * Drops Node 24's TimeoutNegativeWarning, which kafkajs 2.2.4's negative timer triggers
+ * (tulios/kafkajs#1751): three lines of non-JSON stderr nobody can act on. Others pass.
  */
 const QUIET = 'TimeoutNegativeWarning';
 const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;

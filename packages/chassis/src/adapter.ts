@@ -1,11 +1,8 @@
 import type { ReadinessCheck } from './readiness';
 
 /**
- * Something a service talks to beyond its own code: a Redis-backed cache, a Kafka producer,
- * or their in-process stand-ins. A process chooses and builds its adapters in one place (a
- * service's main.ts from its configuration, or the embedded host), then hands them to the
- * service's start(): the service never decides which kind it got. The chassis reports their
- * checks (adapterChecks) and closes them at shutdown.
+ * Something a service talks to (a Redis cache, a Kafka producer, or an in-process stand-in),
+ * built by its process and handed to start(), so the service never chooses which kind it got.
  */
 export interface Adapter<T> {
   value: T;

@@ -20,11 +20,8 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Closes a connection whose request head has not all arrived within HEADERS_TIMEOUT_MS, or
- * whose request (body included) within REQUEST_TIMEOUT_MS (env.headersTimeoutMs and
- * env.requestTimeoutMs); call before `listen`. Node looks for such connections every
- * `connectionsCheckingInterval` (30 s by default, far beyond the limits; a createServer
- * option its types know only there, read when the server starts listening): once a second.
+ * Closes connections whose head or whole request is late (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
+ * checked once a second rather than Node's 30 s; call before `listen`.
  */
 export function limitRequestTimes(
   server: Server,

@@ -1,11 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Who is calling an internal API, as the gateway vouches for it. The services are not
- * reachable from the edge, and they also check that the caller holds the shared secret:
- * a token is an HMAC over the user, the time, a nonce and the exact request (method, path
- * and a hash of the body bytes), so it cannot be forged, moved to another request or body,
- * or used twice (the callee remembers the nonces it took), and it expires within seconds.
+ * Who calls an internal API, as the gateway vouches: an HMAC over user, time, nonce and the exact
+ * request, so a token cannot be forged, moved, replayed (nonces remembered) or kept past seconds.
  */
 export interface CallerIdentity {
   /** The signed-in user's id, or null for an anonymous visitor. */

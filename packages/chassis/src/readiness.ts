@@ -8,11 +8,8 @@ export interface ReadinessCheck {
   /** Resolves when the dependency answers; rejects with the reason otherwise. */
   check: () => Promise<void>;
   /**
-   * Reported, but the service stays ready without it: it degrades instead of failing (the
-   * redirect service without Kafka queues visits and keeps redirecting). Every shared
-   * dependency a service can do without for a while is optional, and so is every other
-   * service: a Service in front of its pods routes only to ready ones, so one dependency's
-   * outage failing readiness everywhere would take every pod out at once.
+   * Reported, but the service stays ready and degrades without it: one dependency's outage
+   * failing readiness everywhere would take every pod out of its Service at once.
    */
   optional?: boolean;
 }
@@ -123,13 +120,9 @@ function gaugeOf<T extends string>(
 }
 
 /**
- * Keeps each check's result of the last readiness round in `registry` as
- * `dependency_up{dependency="redis"}` 1 or 0, so an optional dependency that is away (the
- * service stays ready) shows in metrics and alerts; and the round's verdict as
- * `service_ready` 1 or 0, so a pod that says it is not ready shows without
- * kube-state-metrics (PodsNotReady reads it). One gauge each per registry, however many
- * readiness endpoints report into it. A shutdown is not counted: a stopping pod is not
- * ready on purpose.
+ * Each readiness check's last result as `dependency_up{dependency}` and the verdict as
+ * `service_ready`, so an optional dependency away and an unready pod show in alerts without
+ * kube-state-metrics; a shutdown is not counted (a stopping pod is unready on purpose).
  */
 export function dependencyMetric(registry: Registry): (report: ReadinessReport) => void {
   const dependencies = gaugeOf(
@@ -153,11 +146,8 @@ export function dependencyMetric(registry: Registry): (report: ReadinessReport) 
 }
 
 /**
- * Whether another service answers its /healthz: for /readyz's body and dependency_up only,
- * never failing readiness. Its Service routes only to its ready pods, so a check through it
- * fails whenever that service's own readiness does: failing with it would spread one
- * service's outage to every service that calls it. Asked with node:http, not fetch: fetch
- * loads undici, about 10 MB a process such as the redirect service never needs otherwise.
+ * Whether another service answers /healthz: reported, never failing readiness (that would spread
+ * its outage to every caller). node:http, not fetch, which would load undici for nothing.
  */
 export function serviceAlive(name: string, baseUrl: string, timeoutMs = 1500): ReadinessCheck {
   const url = new URL('/healthz', baseUrl);

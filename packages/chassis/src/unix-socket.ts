@@ -23,11 +23,8 @@ function socketAnswers(path: string): Promise<boolean> {
 }
 
 /**
- * Listens on the Unix socket at `path` (a service's UNIX_SOCKET, an edge's way in, where the
- * edge's X-Forwarded-For is believed): the socket is its owner's alone (0600), so only
- * processes of this user can connect and name a visitor's address; the folder it is in may
- * close it further. A socket an instance left behind when it was killed is replaced; one a
- * running server answers on, or a file that is not a socket, is an error.
+ * Listens on the Unix socket at `path`, its owner's alone (0600), since whoever connects may
+ * name a visitor's address. A dead instance's socket is replaced; a live one's is an error.
  */
 export async function listenOnUnixSocket(server: Server, path: string): Promise<void> {
   try {

@@ -26,11 +26,8 @@ import {
 import { linkStatsSchema, statsRangeSchema } from './stats';
 
 /**
- * Each internal endpoint described once: how to call it and what each answer its callers
- * handle looks like. The caller's client sends the request body only if it matches
- * `body` and parses every answer with the schema of its status, so a malformed answer is
- * an error at the call, never a value passed on; the callee validates with the same
- * schemas.
+ * Each internal endpoint described once; caller and callee check bodies and answers against the
+ * same schemas, so a malformed answer fails at the call rather than travelling on.
  */
 export type InternalMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 

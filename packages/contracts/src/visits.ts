@@ -58,11 +58,8 @@ export type VisitEventParse = { ok: true; event: VisitEvent } | { ok: false; rea
 const PLAIN_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /**
- * Whether an event's fields certainly pass visitEventSchema: a check a few times cheaper than
- * the schema's parse, for the consumer's every event. It accepts a subset of what the schema
- * accepts (a spec proves it on generated events); whatever it does not accept goes to the
- * schema, which decides and names the reason, so an event's outcome and reason never depend
- * on it.
+ * Whether an event certainly passes visitEventSchema, cheaper than its parse: a subset of what
+ * the schema accepts (a spec proves it), the rest left to the schema to decide and name.
  */
 function isPlainlyValid(event: VisitFields): boolean {
   return (

@@ -1,12 +1,7 @@
 /**
- * The HTML files of the built web app (frontend/dist) that the servers in front of it choose
- * among, by the page's path and the `loggedIn` cookie (webAppPage): the home page prerendered
- * for a signed-out visitor and for a signed-in one; the frame of the profile and settings pages
- * (top bar, 'Loading....', footer) for a signed-in visitor, so that they paint before their
- * script; and
- * the app's empty page for every other page path, which the page's router fills in. The
- * build writes them (frontend/vite/prerender-home.ts); the gateway (FrontendMiddleware) and
- * the web app's own nginx (frontend/nginx.conf) serve them.
+ * The built web app's HTML files the servers in front choose among by path and `loggedIn`
+ * cookie (webAppPage): prerendered pages and frames paint before their script, the empty app
+ * page serves the rest. Written by frontend/vite/prerender-home.ts.
  */
 export const WEB_APP_PAGES = {
   home: 'index.html',

@@ -151,12 +151,9 @@ function signed(key: Buffer, code: string, body: string): string {
 }
 
 /**
- * Value format: "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>" for a link,
- * "<mac>|!v<version>:<leaseUntil>" for a deleted one, the MAC keyed by linkCacheKey over the
- * code and the rest, so that an entry written by anyone without the key, or copied from
- * another code, is told from one the links service wrote; and, by its version and lease, an
- * older entry of the same code replayed into the cache from one still current. (The first
- * signed form, "<mac>|<expiresAt>|<url>" and "<mac>|!", had neither: it reads as unknown.)
+ * "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>", or "<mac>|!v<version>:<leaseUntil>" when
+ * deleted: the MAC over code and rest refuses forged or copied entries, the version and lease
+ * replayed older ones. Older forms read as unknown.
  */
 export function encodeLink(
   key: Buffer,
@@ -193,11 +190,8 @@ function readStamp(stamp: string): { version: number; leaseUntil: number } | nul
 export type RedirectTarget = { ok: true; location: string } | { ok: false; reason: string };
 
 /**
- * Where a stored URL may send a browser: a URL that meets the rules it was created under
- * (checkTargetUrl: absolute http(s), no control characters or credentials, not this machine
- * in any spelling), in its serialised form. Links are checked when they are created; this is
- * for what comes back from Redis or the links service, in case of a leaked signing key or an
- * entry stored before today's rules.
+ * Where a stored URL may send a browser, re-checked by checkTargetUrl's rules on what comes
+ * back from Redis or the links service (a leaked key, an entry stored under older rules).
  */
 export function redirectTarget(url: string): RedirectTarget {
   const check = checkTargetUrl(url);

@@ -41,11 +41,8 @@ export interface RedisLinkCacheOptions {
 const DELETE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
- * Writes ARGV[1] (of version ARGV[2]) to expire at ARGV[3] (ms since the epoch), unless the key
- * holds an entry of a newer version: writes that arrive out of order (a refill read before a
- * delete, two edits) never put an older version over a newer one. An entry of the same
- * version is rewritten (a refill renews its lease); one without a readable version is not
- * trusted by any reader and is replaced.
+ * Writes ARGV[1] (version ARGV[2], expiring at ARGV[3] ms) unless the key holds a newer version,
+ * so out-of-order writes never put an older one back; an unversioned entry is replaced.
  */
 const WRITE_UNLESS_NEWER = `local current = redis.call('GET', KEYS[1])
 if current then

@@ -50,11 +50,8 @@ function canonicalHost(hostname: string): string {
 }
 
 /**
- * The addresses a host name spells, as public wildcard DNS services answer them (nip.io,
- * sslip.io: `127.0.0.1.nip.io`, `app-127-0-0-1.nip.io`, `7f000001.nip.io`, `--1.sslip.io`
- * for ::1): an IPv4 address written with dots or dashes, or as eight hex digits, ahead of
- * further labels, and an IPv6 label with its colons as dashes. A name that only spells an
- * address is refused as that address would be, whoever serves its DNS.
+ * The addresses a host name spells as wildcard DNS services answer them (`127.0.0.1.nip.io`,
+ * `7f000001.nip.io`, `--1.sslip.io`): such a name is judged as its address, whoever serves its DNS.
  */
 function spelledAddresses(host: string): string[] {
   if (!/[a-z]/.test(host) || host.startsWith('[')) return [];
@@ -80,11 +77,8 @@ function spelledAddresses(host: string): string[] {
 const isLoopbackIpv4 = (firstOctet: number): boolean => firstOctet === 127 || firstOctet === 0;
 
 /**
- * Whether a parsed URL's hostname is the machine the link is opened on: localhost names, and
- * loopback or unspecified addresses however they were spelled (the URL parser has already
- * turned 127.1, 0x7f000001, 2130706433 or 0 into dotted IPv4, and IPv6 into its short
- * form), IPv4 inside IPv6 (embeddedIpv4) and IPv4-compatible IPv6 included, and names that
- * spell such an address (spelledAddresses).
+ * Whether a parsed URL's host is the machine the link is opened on: localhost names, loopback or
+ * unspecified addresses in any spelling (IPv4 inside IPv6 included), and names that spell them.
  */
 export function isLoopbackHost(hostname: string): boolean {
   const host = canonicalHost(hostname);

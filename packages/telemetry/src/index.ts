@@ -25,12 +25,8 @@ import type * as PinoTracing from '@opentelemetry/instrumentation-pino';
 type SpanExporter = TraceSdk.SpanExporter;
 
 /**
- * Traces, by OpenTelemetry, configured by the standard OTEL_* variables and off unless an
- * exporter is configured. Off, nothing here loads the SDK or its instrumentations: what the
- * services call (tracingEnabled, sampledSpan, inLinkedSpan) costs a boolean's check, and the
- * API package alone is loaded (its no-op tracer). On, startTracing must run before anything
- * else a process loads, so that its instrumentations patch http, fetch, pg, ioredis, kafkajs,
- * Nest and pino as they are required: each process's main.ts imports its tracing.ts first.
+ * OpenTelemetry traces from the OTEL_* variables, off (nothing loaded, a boolean's check)
+ * unless an exporter is set; main.ts imports tracing.ts first so instrumentations can patch.
  */
 
 /** The library name spans made by this code carry (instrumentations name their own). */
@@ -118,13 +114,8 @@ function exportersFrom(env: NodeJS.ProcessEnv): SpanExporter[] {
 }
 
 /**
- * Starts tracing for `service` (the service.name, unless OTEL_SERVICE_NAME names another) when
- * the environment configures an exporter; otherwise does nothing and loads nothing. Traces
- * only: metrics stay Prometheus's (/metrics), logs stay JSON lines, which carry the trace and
- * span ids of the span they were written in. The sampler (OTEL_TRACES_SAMPLER, _ARG), the
- * batching (OTEL_BSP_*), the span limits (OTEL_SPAN_*) and the resource
- * (OTEL_RESOURCE_ATTRIBUTES) are read from the environment by the SDK itself; propagation is
- * W3C Trace Context (and Baggage).
+ * Starts tracing for `service` when an exporter is configured, else loads nothing. Traces
+ * only (metrics stay Prometheus's); the SDK reads the other OTEL_* settings itself.
  */
 export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (sdk !== undefined) return true;

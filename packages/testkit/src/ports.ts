@@ -2,12 +2,8 @@ import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
 /**
- * Where test servers listen: below Linux's ephemeral range (32768-60999), from which the
- * kernel takes the local port of every outgoing connection and of every bind to port 0. A
- * port found free there could be taken by another process's connection (a load generator
- * opens thousands) or handed to another test run's bind between its choice and the service's
- * own bind; a service that then failed to bind left its tests talking to whatever held the
- * port, which answers /healthz as well as any service does.
+ * Where test servers listen: below Linux's ephemeral range, so no outgoing connection or bind
+ * to port 0 can take a port between its choice and the service's own bind.
  */
 export const TEST_PORTS = testPorts(process.env.TEST_PORTS);
 

@@ -58,11 +58,8 @@ function isKnown<T extends string>(known: readonly T[], value: string): value is
 }
 
 /**
- * Everything wrong with a service list, at once ([] when it is sane): the shape of each
- * entry, names and ports that repeat, calls to unknown services or to ones listed later
- * (which also rules out cycles), unknown servers, URL variables not named after their
- * service, and not exactly one public service. With `root`, also that each service has its
- * folder, with the package and the programs it names.
+ * Everything wrong with a service list at once ([] when sane): shapes, repeats, unknown or
+ * later-listed calls (no cycles), URL variables, one public service; with `root`, the folders.
  */
 export function serviceListProblems(list: unknown, root?: string): string[] {
   const entries = (list as { services?: unknown } | null)?.services;

@@ -55,11 +55,8 @@ export interface StackOptions {
   /** Extra variables for one service. */
   serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
   /**
-   * nginx in front, as `npm run stack` runs it when it can (infra/edge.mjs): /r/ to the
-   * first redirect instance on its Unix socket (UNIX_SOCKET), the rest to the gateway on its
-   * own, which sends /r/ to the same socket (REDIRECT_SOCKET); `url` is then the edge's.
-   * Unlike npm run stack, every service still believes X-Forwarded-For from loopback
-   * (TRUSTED_PROXIES), so tests can play many clients.
+   * nginx in front as `npm run stack` runs it (`url` is then the edge's); unlike it, services
+   * still believe X-Forwarded-For from loopback, so tests can play many clients.
    */
   edge?: boolean;
   /**

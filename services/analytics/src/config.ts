@@ -12,11 +12,8 @@ export const analyticsConfigShape = {
   ...kafkaConfigShape,
   KAFKA_CONSUMER_GROUP: env.string('analytics'),
   /**
-   * How long the group waits for a consumer's heartbeat before giving its partitions to
-   * another member (or to its own next incarnation): a consumer killed without leaving the
-   * group stops ingest for about this long. The broker refuses values outside its
-   * group.min/max.session.timeout.ms (6 s and 30 min by default). Heartbeats go every
-   * third of it, at most 3 s apart.
+   * How long the group waits for a heartbeat before moving a consumer's partitions: a killed
+   * consumer stops ingest about this long (the broker allows 6 s to 30 min by default).
    */
   KAFKA_SESSION_TIMEOUT_MS: env.int(6000, 1000, 1_800_000),
   VISITS_TOPIC: env.string(VISITS_TOPIC),

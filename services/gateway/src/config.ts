@@ -30,11 +30,8 @@ export const gatewayConfigShape = {
   /** The built frontend (vite build), served on the same origin. */
   FRONTEND_DIR: env.string(path.resolve(__dirname, '../../../frontend/dist')),
   /**
-   * Proxies in front of the gateway whose X-Forwarded-For is believed (Express "trust
-   * proxy" values: addresses, CIDRs, or loopback / linklocal / uniquelocal). Empty: none,
-   * the client is the socket's peer. Where the gateway is the edge it stays empty unless
-   * its operator puts a proxy in front: loopback here would let any local program name any
-   * address (and escape every per-address limit).
+   * Proxies whose X-Forwarded-For is believed (Express "trust proxy" values). Empty by default:
+   * loopback here would let any local program name any address and escape per-address limits.
    */
   TRUSTED_PROXIES: env.list(''),
   /** How long a resolved session cookie is remembered before asking the auth service again. */

@@ -10,11 +10,8 @@ import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 export const redirectConfigShape = {
   ...serviceConfigShape(7004),
   /**
-   * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (`npm run
-   * stack` puts nginx's /r/ and the gateway's there, the embedded mode its gateway's: no TCP
-   * between the two spares 4-6 us of CPU a redirect). Whoever connects to it is taken for
-   * that edge, its X-Forwarded-For believed: the socket is this user's alone (0600), so the
-   * edge must run as the same user (`npm run stack` has nginx's workers do so).
+   * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (cheaper than
+   * loopback TCP). Its X-Forwarded-For is believed, so the socket is this user's alone (0600).
    */
   UNIX_SOCKET: env.socketPath(),
   /** The link cache (the embedded mode passes its in-process one instead). */
@@ -52,11 +49,8 @@ export const redirectConfigShape = {
   /** Visits waiting for Kafka beyond this are dropped (and counted), never blocking redirects. */
   VISIT_QUEUE_MAX: env.int(200_000, 1000),
   /**
-   * Visits a Kafka send carries at most. kafkajs encodes a send (copies and a CRC-32C in
-   * JavaScript over every byte) in one run of the event loop, which the requests arriving
-   * meanwhile wait for: 2,000 visits (about 170 KB) took 0.5-1.8 ms of it, a share of the
-   * redirect's p99. 1,000 halves that wait at the same CPU a redirect, and with a send taking
-   * 5 ms (packing and the broker's answer included) still moves 200,000 visits a second.
+   * Visits a Kafka send carries at most: kafkajs encodes a send in one turn of the event loop,
+   * which requests arriving meanwhile wait for (docs/reliability/performance.md).
    */
   VISIT_BATCH_MAX: env.int(1000, 1, 50_000),
   VISIT_FLUSH_INTERVAL_MS: env.int(50, 1, 10_000),
@@ -73,11 +67,8 @@ export const redirectConfigShape = {
    */
   VISIT_HAND_OFF_TIMEOUT_MS: env.int(8000, 0, 20_000),
   /**
-   * Set: each visit is written to a spool file in this folder before its 302 leaves, and
-   * what Kafka has not acknowledged when the process dies (SIGKILL, OOM) is published by the
-   * next process on the folder (visit-spool.ts). Each instance needs its own folder, on a
-   * volume that outlives the container (Kubernetes: an emptyDir). Unset: visits wait in
-   * memory only, and a crash loses those not yet published.
+   * Set: visits are spooled here before their 302s leave, so a crash loses none (one folder an
+   * instance, outliving the container). Unset: a crash loses the visits not yet published.
    */
   VISIT_SPOOL_DIR: env.folder(),
   /** The spool's size on disk at most; past it its oldest segments are deleted. */

@@ -69,11 +69,8 @@ export interface ResolverOptions {
  */
 export class LinkResolver {
   /**
-   * Bounded, oldest first out. A Map, not lru-cache: peek() is on every redirect, and a hit
-   * costs about 95 ns here against 140 ns through lru-cache (bench/redirect-caches.mjs, best
-   * of 9 rounds on one pinned core, either build first). lru-cache is faster only when a
-   * flood of unknown codes evicts (a whole lookup 4 us against 12 us), which the negative
-   * cache and the miss budget keep rare.
+   * Bounded, oldest first out. A Map, not lru-cache: peek() is on every redirect, where a Map's
+   * hit is cheaper (bench/redirect-caches.mjs); evictions, lru-cache's strength, are rare.
    */
   private readonly local = new Map<string, LocalEntry>();
   private readonly pending = new Map<string, PendingLookup>();

@@ -75,12 +75,9 @@ export interface AnalyticsHandOffOptions {
 const CALLS = 3;
 
 /**
- * The redirect's second way out for visits Kafka did not take before a stopping instance
- * gave up: analytics' internal ingest, which stores them as its consumer does (once each by
- * event id, so a visit Kafka did take is not stored twice). A call that fails for an outage
- * (no answer, a 5xx) is tried again until the deadline; a batch refused for its body (400,
- * 413) is left out; any other answer (401, 404: a secret or a release that does not match)
- * ends the hand-off, as every call would get it.
+ * Hands visits Kafka did not take to analytics' internal ingest (stored once by event id).
+ * Outages (no answer, 5xx) are retried to the deadline, a refused body skipped, anything else
+ * (a secret or release mismatch) ends the hand-off.
  */
 export function analyticsHandOff({
   post,

@@ -51,12 +51,9 @@ export function partitionFor(partitions: number, topic = VISITS_TOPIC): (urlID: 
 export const RECORD_BYTES = 128 * 1024;
 
 /**
- * Publishes visits to the `visits` topic with an idempotent producer (acks from all in-sync
- * replicas), packed: the visits of each partition go in records of the format in
- * @shortener/contracts (visit-record), so the client's cost per message is paid per record.
- * A link's visits go to the partition its code is keyed to, so they stay in order on one
- * partition. `partitions` says how many the topic has, once known. When tracing is on, a record
- * whose visits were traced carries their trace contexts in its trace header.
+ * Publishes visits idempotently, packed in a record per partition (kafkajs's cost is per
+ * message), each link's on the partition its code is keyed to; traced visits' contexts ride
+ * in the record's trace header.
  */
 export class KafkaVisitPublisher implements VisitPublisher {
   private partitionOf: ((urlID: string) => number) | undefined;

@@ -69,10 +69,8 @@ const CHUNK_BYTES = 64 * 1024;
 const { userAgent: MAX_USER_AGENT, referrer: MAX_REFERRER } = VISIT_TEXT_MAX;
 
 /**
- * Time-ordered version-7 UUIDs (RFC 9562): the visit's time in milliseconds, then 74 random
- * bits from a pool filled 256 ids at once. Visits are stored keyed by id, and ids that follow
- * time grow the primary key at one end instead of anywhere in it: about half of what
- * PostgreSQL spent storing a visit went on random ids (docs/reliability.md).
+ * Time-ordered version-7 UUIDs (RFC 9562), 74 random bits from a pool filled 256 ids at once:
+ * ids that follow time grow the visits' primary key at one end, not on a random page of it.
  */
 class VisitIds {
   readonly pool = Buffer.allocUnsafe(VISIT_ID_BYTES * 256);
@@ -95,12 +93,8 @@ class VisitIds {
 }
 
 /**
- * Visits wait here, in memory and bounded, and leave in batches; a redirect only pushes and
- * never waits. A visit is written once, as it will travel, into a buffer (appendVisit, the
- * visit codec of @shortener/contracts), so a queued visit is bytes, not objects the garbage
- * collector must carry from one generation to the next. When publishing fails the batch goes
- * back to the front and is retried with back-off; when the queue is full new visits are
- * dropped and counted, never blocking.
+ * Visits wait here, bounded, as the bytes they travel as (no objects for the garbage collector
+ * to carry), and leave in batches; a failed batch is retried, a full queue drops and counts.
  */
 export class VisitQueue {
   /** Runs of visits set aside, oldest first, and how many visits they hold. */

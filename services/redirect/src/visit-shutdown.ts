@@ -20,12 +20,8 @@ export interface StopVisitsOptions {
 }
 
 /**
- * A stopping instance's visits: published to Kafka within VISIT_DRAIN_TIMEOUT_MS, and what
- * Kafka has not taken by then handed to analytics' internal ingest within
- * VISIT_HAND_OFF_TIMEOUT_MS, so a pod deleted with its spool during a Kafka outage loses
- * nothing. What neither took is counted and logged at error; with an ops port, the process
- * then waits (within the shutdown's limit) for Prometheus to scrape that count, or its pod
- * would be gone before the alert could see it.
+ * A stopping instance's visits: to Kafka, then what Kafka did not take to analytics' ingest,
+ * so a pod deleted in a Kafka outage loses nothing; a loss is counted and left for a scrape.
  */
 export async function stopVisits({
   visits,

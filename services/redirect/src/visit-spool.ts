@@ -20,19 +20,9 @@ import {
 } from '@shortener/contracts';
 
 /**
- * What a crash must not take: the visits a redirect has answered but Kafka has not yet
- * acknowledged. Each is written here, in the kernel's page cache, before its 302 leaves
- * (the handler holds its answers until the visits of the event-loop turn are written, one
- * write for all of them), so a process killed at any instruction leaves them on disk; the
- * next process on the same folder publishes them again. Storing is exactly-once by event id,
- * so a visit published before the crash and again after it is counted once.
- *
- * The folder holds numbered segment files, each the visits' bytes one after another as the
- * queue wrote them (the visit codec's event layout). A segment is closed when it has grown
- * past SEGMENT_BYTES and the queue sets a run aside, so a run of the queue belongs to one
- * segment; a closed segment whose visits Kafka has all acknowledged is deleted. Past the
- * size limit the oldest closed segments are deleted whole (their visits still wait in
- * memory, but a crash would now lose them): counted, never blocking a redirect.
+ * The visits answered but not yet acknowledged by Kafka, written to numbered segment files
+ * before their 302s leave, so the next process on the folder publishes what a killed one
+ * left (docs/operations/visit-spool.md). A run of the queue belongs to one segment.
  */
 
 const SEGMENT_BYTES = 4 * 1024 * 1024;

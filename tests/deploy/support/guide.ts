@@ -20,6 +20,25 @@ function markdownIn(folder: string): string[] {
     .map((name) => `${folder}/${name}`);
 }
 
+/** Folders never walked for Markdown: dependencies, builds, caches and run output. */
+const NOT_SOURCES = new Set(['node_modules', 'dist', 'artifacts', 'coverage']);
+
+/** Every Markdown file of the repository (hidden folders and builds left out), as repository paths. */
+export function repoMarkdownFiles(folder = ''): string[] {
+  return fs
+    .readdirSync(path.join(REPO_ROOT, folder), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relative = folder ? `${folder}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        return entry.name.startsWith('.') || NOT_SOURCES.has(entry.name)
+          ? []
+          : repoMarkdownFiles(relative);
+      }
+      return entry.name.endsWith('.md') ? [relative] : [];
+    })
+    .sort();
+}
+
 /** The runbook pages, as repository paths. */
 export function runbookPages(): string[] {
   return markdownIn(RUNBOOKS_DIR);

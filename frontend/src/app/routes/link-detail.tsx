@@ -48,12 +48,8 @@ function FindLink({ id, user }: { id: string; user: UserData }) {
 }
 
 /**
- * The spec's detail, then what people came for, its stats, then the raw visitor log (issue
- * 28). Visits the stats' live stream announces join the visitor log (newest first) and the
- * detail's visitor count; when it says some were missed, the log is fetched again. Each time
- * the log's first page comes from the server the count is fetched too, so the two agree.
- * When the stream says the link was deleted, the link is forgotten (the page then says it is
- * not found).
+ * The spec's detail, its stats, then the visitor log. Live visits join the log and the count
+ * (refetched together when some were missed); a deleted link is forgotten (not found).
  */
 interface LinkPageProps {
   link: ShortLink;

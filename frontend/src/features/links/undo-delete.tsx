@@ -29,7 +29,7 @@ interface UndoDelete {
 const UndoDeleteContext = createContext<UndoDelete | null>(null);
 
 /**
- * Undo for a delete (issue 28): the offer outlives the page that made it, since the detail
+ * Undo for a delete: the offer outlives the page that made it, since the detail
  * page goes back to the list after a delete (SPEC section 2).
  */
 export function UndoDeleteProvider({ children }: { children: ReactNode }) {

@@ -36,13 +36,9 @@ export function partitionLags(
 const MAX_MARKS = 20_000;
 
 /**
- * The lag in seconds from the high watermarks this reader has seen, with no request of its
- * own: each time a partition's high watermark grows, when it was first seen there. The next
- * record the group reads was first seen in the first round whose watermark was past it, so
- * the lag is the time since that round: the age of the oldest visit not stored yet, short by
- * at most one round (it was written since the round before). A record older than the
- * reader's first round (analytics restarted with a backlog) is counted from that round: a
- * lower bound, which grows a second a second while the group stays behind.
+ * The lag in seconds, from when each high watermark was first seen: the age of the oldest
+ * visit not stored, short by at most one round (a lower bound for a backlog older than this
+ * reader).
  */
 export class WatermarkHistory {
   /** Per partition, ascending: each watermark seen and when it was first seen (ms). */
@@ -69,13 +65,8 @@ export class WatermarkHistory {
 }
 
 /**
- * Reads the consumer group's lag every `everyMs` with an admin client of its own and sets
- * `analytics_consumer_lag{topic, partition}` (events) and `analytics_consumer_lag_seconds`
- * (the age of the oldest not committed, WatermarkHistory): alerts and autoscaling get them
- * from analytics itself, with no exporter. Every instance reports the whole group's (the
- * same events; seconds from its own history, so the longest-running knows the most), so
- * queries take the max per partition. Two cheap requests per round (ListOffsets and
- * OffsetFetch); a failed round leaves the last figures and is tried again next round.
+ * Sets the group's lag gauges (events and seconds) every `everyMs`, so alerts and autoscaling
+ * need no exporter; every instance reports the whole group's, so queries take the max.
  */
 export class ConsumerLagReader {
   private admin: Admin | undefined;

@@ -60,12 +60,8 @@ export function bySize<T extends { value: Buffer | null }>(letters: T[]): T[][] 
 }
 
 /**
- * Sends messages that failed the event schema to the dead-letter topic as they came (key,
- * value, headers; one event of a packed record alone), plus why and where from, so they can
- * be inspected and replayed. The producer is idempotent, so its own retries never write a message twice. Its retries are
- * bounded (kafkajs warns about that once): a send that fails comes back to the batch loop,
- * which heartbeats and can stop, and tries again; after such an outage a dead letter may be
- * written twice, which is harmless for a topic that is only inspected.
+ * Sends messages that failed the schema to the dead-letter topic as they came, with why and
+ * where from. Retries are bounded so the batch loop can heartbeat; a letter written twice is harmless.
  */
 export class DeadLetterProducer {
   private readonly producer: Producer;

@@ -3,11 +3,8 @@ import { visitRecordOf, type EncodedVisits } from '@shortener/contracts';
 import type { VisitSink, VisitSource } from './visit-source';
 
 /**
- * The embedded mode's stand-in for the `visits` topic, made by the embedded host and handed
- * to both sides: the redirect service publishes to it, the analytics service consumes it.
- * A publish resolves only once the batch is stored, so the redirect's queue keeps it and
- * offers it again otherwise, as with Kafka. There is no dead-letter topic here: what cannot
- * be stored for its data is logged, counted and dropped.
+ * The embedded mode's `visits` topic: a publish resolves once stored, so the redirect's queue
+ * retries as with Kafka; no dead-letter topic, so data refused is logged, counted and dropped.
  */
 export class InProcessVisitBus implements VisitSource {
   private sink: VisitSink | undefined;

@@ -57,14 +57,9 @@ export interface StoreOutcome {
 }
 
 /**
- * A chunk of visits, each inserted unless already stored (a redelivery): answers those inserted.
- * Each column comes as one array in PostgreSQL's binary format (binary-arrays.ts), as do the
- * rollups' below. The visits are partitioned by month, and a partitioned table's unique keys
- * must hold the month, so "already stored" is asked of `visit_ids`, every stored event id in
- * one unpartitioned table: an event is stored once by its id whatever time it carries.
- * The rows come without repeats (visit-batch.ts drops an event repeated inside a batch).
- * It answers how many it inserted and, only when that is fewer than the $11 given (some were
- * stored before), which: a batch's usual answer is one row, not one per visit.
+ * A chunk of visits (columns as binary arrays), each inserted unless `visit_ids` holds its
+ * event id: a partitioned table's unique keys must hold the month, so exactly-once lives there.
+ * Answers the count, and which ids only when some were stored before (one row, usually).
  */
 const INSERT_VISITS = `
   WITH rows AS (
@@ -104,11 +99,8 @@ function visitParameters(piece: readonly VisitRow[]): unknown[] {
 }
 
 /**
- * One statement raises everything counted from the visits a transaction really inserted,
- * summed beforehand (rollupsOf): the hourly rollups, the daily breakdowns (the hourly ones
- * summed per day), the hourly breakdowns of the last two days, the visitor-days and the
- * per-link counts. Hours and days come counted from the epoch, dimensions as their index in
- * $17.
+ * One statement raises every rollup, breakdown, visitor-day and link count by the visits really
+ * inserted, summed beforehand (rollupsOf); hours and days from the epoch, dimensions by index in $17.
  */
 const ADD_ROLLUPS = `
   WITH hours AS (
@@ -207,11 +199,8 @@ export class IngestRepository {
   ) {}
 
   /**
-   * Makes the partitions of the visits' months that may not exist yet, each in a short
-   * transaction of its own: late visits of a past month (a consumer behind, a re-drive) and
-   * the months ahead are stored, not refused. Not made: months past the retention (such a
-   * visit has expired) and months beyond those made ahead (a clock that far ahead is wrong);
-   * their visits find no partition and are refused, so dead-lettered, never lost unseen.
+   * Makes the months' partitions a batch needs (late months and those ahead); months past the
+   * retention or too far ahead get none, so their visits are refused and dead-lettered, never lost.
    */
   private async ensureMonths(rows: readonly VisitRow[]): Promise<void> {
     const now = new Date();
@@ -246,12 +235,8 @@ export class IngestRepository {
   }
 
   /**
-   * Stores a batch in one transaction: multi-row inserts (a chunk each) that skip events
-   * already stored, then one statement raising the rollups, breakdowns, visitor-days and
-   * per-link counts by what was really inserted, summed in memory (a redelivered batch adds
-   * nothing anywhere). Either all of it commits or none, so a retry of the same batch is
-   * always safe. `prepared` (prepareVisits of these very rows) saves making the statements'
-   * parameters inside the transaction when they hold.
+   * Stores a batch in one transaction: the new visits, then one statement raising every rollup
+   * by what was really inserted, so a redelivered or retried batch adds nothing.
    */
   async storeVisits(
     rows: readonly VisitRow[],

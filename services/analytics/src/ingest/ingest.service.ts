@@ -115,12 +115,8 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
   }
 
   /**
-   * Stores rows, and when PostgreSQL refuses them for their data, splits them in halves until
-   * each refused row is alone: the others are stored, the refused ones returned with the
-   * database's reason (a few bad rows among n cost about 2·log2(n) transactions each). Any
-   * other failure throws, so the caller retries all of it: halves already stored are skipped
-   * by event id then. `prepared` (the repository's prepareVisits of `rows`) serves the first
-   * attempt, of them all.
+   * Stores rows, splitting in halves what PostgreSQL refuses for its data until each refused
+   * row is alone (returned with the reason); any other failure throws for a retry of all.
    */
   async storeIsolating(
     rows: readonly VisitRow[],

@@ -70,13 +70,9 @@ export function redriven(message: KafkaMessage, from: string): Message {
 }
 
 /**
- * Reads the dead-letter topic up to where it ended when called, and sends the letters the
- * filter keeps back to the visits topic, as the redirect service published them (one event
- * of a packed record alone, as it was dead-lettered): the consumer stores them like any
- * visit, exactly once by event id, so a re-drive repeated, or of a visit already stored, counts
- * nothing twice; a letter that fails again goes back to the dead-letter topic with its
- * reason. The topic is read by a consumer group of its own, deleted afterwards: the
- * dead-letter topic keeps every letter, re-driven or not.
+ * Sends the dead letters the filter keeps, up to the topic's end when called, back to the
+ * visits topic; storing is exactly-once by event id, so repeating a re-drive counts nothing
+ * twice. A temporary consumer group reads; the dead-letter topic keeps every letter.
  */
 export async function redrive(
   kafka: Kafka,

@@ -48,12 +48,8 @@ export function rewoundOffset(committed: string | null, atTime: string): string 
 }
 
 /**
- * Sets the analytics consumer group back to the first visit event published at or after
- * `to` on every partition of the visits topic (Kafka's offsets-by-timestamp lookup), after
- * a restore of PostgreSQL from a dump taken at that time: the consumer then stores again
- * every visit since, those the dump already holds skipped by event id. The group must be
- * stopped (analytics scaled to 0): Kafka only lets offsets be set on a group without
- * members, and a running consumer would commit its own over them.
+ * Sets the consumer group back to the first visit at or after `to` on every partition, after a
+ * restore from a dump of that time (docs/operations/backups.md); the group must have no members.
  */
 export async function rewindGroup(
   kafka: Kafka,

@@ -43,11 +43,9 @@ export function botName(userAgent: string): string | null {
 }
 
 /**
- * User-Agent → platform (OS name), browser (browser name) and device, through ua-parser-js,
- * and whether it is a bot, through isbot.
- * Parsing costs about 130 µs, far more than the rest of an event's ingest, while real
- * traffic repeats a few strings; so results are remembered in a bounded map that drops the
- * least recently used string first (a Map keeps insertion order; a hit is moved to the end).
+ * User-Agent → platform, browser and device (ua-parser-js), and whether it is a bot (isbot).
+ * Parsing costs more than the rest of an event's ingest and traffic repeats a few strings, so
+ * results are kept in a bounded map, least recently used out first (a hit moves to the end).
  */
 export class UserAgentParser {
   private readonly parser = new UAParser();

@@ -10,11 +10,8 @@ import {
 import type { VisitRow } from './ingest.repository';
 
 /**
- * Told of the visits stored, after their transaction commits: the live stream of the web app.
- * A notice is best effort (a subscriber that misses one still sees the visit in the stats and
- * the list); it never holds up or fails ingest. Notices are built only for links someone
- * listens to: most stored visits are of links nobody watches live, and building theirs cost
- * about a microsecond a visit.
+ * Told of visits after their commit, for the live streams: best effort, never holding up
+ * ingest, and built only for links someone listens to.
  */
 export interface VisitNotifier {
   /** The rows one transaction inserted, once it committed. */
@@ -57,13 +54,8 @@ export function noticesOf(rows: readonly VisitRow[]): StoredVisits[] {
 }
 
 /**
- * The distributed mode's notices: Redis pub/sub, a channel per link, which every gateway
- * instance with a live stream of that link subscribes to (SUBSCRIBE, never a pattern). One
- * PUBSUB NUMSUB a transaction asks which of its links have subscribers, and only those are
- * published: a stream subscribed before a visit was committed is counted (the question is
- * asked after the commit, and Redis answers it after every subscription it has already
- * taken), so it still gets the notice; only a stream subscribed in the moment between the
- * commit and the question misses one, of a visit stored before it began.
+ * Notices on Redis pub/sub, a channel per link, published only to links with subscribers
+ * (one PUBSUB NUMSUB after each commit, so any stream subscribed before the commit is told).
  */
 export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNotifier> {
   const redis = createRedis(url, logger);

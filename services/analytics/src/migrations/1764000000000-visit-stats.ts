@@ -30,12 +30,8 @@ async function mapDistinct(
 }
 
 /**
- * Visit statistics: each visit's bot flag, device and country; per-link hourly rollups,
- * breakdown counts per day (and per hour, for the last 24 hours), and visitor-days for unique
- * visitors, all kept by the consumer in the transaction that stores the visits. Existing
- * visits are backfilled: their country from the stored address; their device and bot flag
- * were never recorded (the User-Agent is not stored), so they count as `other` people; their
- * visitor-days hash the stored address with the platform and browser.
+ * Visit statistics (bot flag, device, country, rollups, visitor-days). Existing visits are
+ * backfilled; lacking their User-Agent, they count as `other` people.
  */
 export class VisitStats1764000000000 implements MigrationInterface {
   name = 'VisitStats1764000000000';

@@ -12,7 +12,7 @@ const LINK_TABLES = [
 ];
 
 /**
- * Aliases (issue 28): a link's code may be up to 50 characters. Widening a varchar is a
+ * Aliases: a link's code may be up to 50 characters. Widening a varchar is a
  * change of the catalogue in PostgreSQL; no table is rewritten.
  */
 export class AliasCodes1796100000000 implements MigrationInterface {

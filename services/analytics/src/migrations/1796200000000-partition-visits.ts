@@ -58,25 +58,9 @@ function lockRefused(error: unknown): boolean {
 const SLICE_DEADLOCK_TRIES = 20;
 
 /**
- * Storage for years (issue 29): `analytics.visits` becomes a table partitioned by UTC month
- * of `created_at`, so raw visits past a retention go a partition at a time. It runs while
- * the service serves (no transaction of its own; each step is one):
- *   1. `visit_ids` (every stored event id): a unique key on a partitioned table must hold
- *      the partition key, so exactly-once by event id, whatever month a redelivery claims,
- *      is kept by this unpartitioned table instead.
- *   2. the partitioned table (as `visits_partitioned`) with a partition for every month that
- *      has visits, and the current one and MONTHS_AHEAD after it;
- *   3. a trigger on the old table copies every insert and delete into it from now on;
- *   4. the rows already there are copied in slices of COPY_SLICE by event id, each slice
- *      locked FOR SHARE while it is copied, so a concurrent delete is either seen or waited for;
- *      each slice records how far the copy got (`visits_copy_progress`, in the same
- *      statement), so a run stopped by PARTITION_COPY_SECONDS (copyBudgetMs), a deadline or a
- *      crash resumes there: a big table is copied by runs outside the migration Job
- *      (docs: "Upgrades and migrations") and the Job's run only finishes it;
- *   5. one short transaction swaps the names (the old table's lock waited for at most
- *      LOCK_WAIT_MS, tried again until it is had), and the old table is dropped.
- * Readers and writers wait at most LOCK_WAIT_MS behind any step. Broken off anywhere, the
- * migration starts again from what exists (every step is safe to repeat).
+ * `analytics.visits` partitioned by UTC month of `created_at` while the service serves, in
+ * steps each safe to repeat (docs/operations/storage.md): `visit_ids`, a mirroring trigger,
+ * a copy in resumable slices, then a short swap.
  */
 export class PartitionVisits1796200000000 implements MigrationInterface {
   name = 'PartitionVisits1796200000000';

@@ -1,17 +1,10 @@
 import { writeUuid } from '@shortener/contracts';
 
 /**
- * Arrays in PostgreSQL's binary format (what array_send writes and array_recv reads), for the
- * columns of the multi-row statements. node-postgres sends a Buffer parameter as binary, so
- * neither side spends its time on the text form, `{"…","…"}`: the driver builds it by string
- * concatenation, escaping every element, and PostgreSQL parses it back element by element
- * (timestamps from ISO text, UUIDs from hex). The statement's cast names the array's type
- * (`$1::uuid[]`); the element type written here must be the same one, or PostgreSQL refuses
- * the parameter.
- *
- * Layout (big-endian): i32 dimensions (1, or 0 when empty), i32 flags (1: has NULLs),
- * u32 element type; per dimension i32 length and i32 lower bound (1); then each element as
- * i32 byte length (-1: NULL) and its bytes.
+ * Arrays in PostgreSQL's binary format (array_recv), sent as Buffer parameters so neither side
+ * escapes and parses the text form; the element type must match the statement's cast.
+ * Layout (big-endian): i32 dimensions, i32 has-NULLs, u32 element type; i32 length and lower
+ * bound per dimension; each element as i32 byte length (-1: NULL) and its bytes.
  */
 export const ELEMENT_TYPE = {
   bool: 16,

@@ -1,11 +1,8 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * Storing a link's visits and deleting them must not interleave, or a visit stored while the
- * link is deleted would survive it. Both take a transaction-scoped advisory lock per link,
- * shared for storing and exclusive for deleting; links are hashed into a fixed number of
- * locks so a batch of thousands of links takes at most that many. The two-key form keeps
- * these apart from the single-key locks the migrations take.
+ * Advisory locks per link (hashed into a fixed number), shared to store and exclusive to delete,
+ * so a visit stored during a delete cannot survive it; two-key, apart from the migrations'.
  */
 const LOCK_SPACE = 0x616e6c74;
 const LOCK_BUCKETS = 256;

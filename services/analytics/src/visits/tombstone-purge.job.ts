@@ -8,11 +8,8 @@ import { PurgesRepository } from './purges.repository';
 import { PartitionsRepository } from './partitions.repository';
 
 /**
- * Tombstones only need to outlive the events still on their way for a deleted link; past the
- * retention they go, so the table does not grow with every link ever deleted. The same round
- * drops what the stats keep only a while: hourly breakdowns past two days, visitor keys a
- * week after their day. And it keeps the monthly partitions of the visits: the months ahead
- * made, those past VISIT_RETENTION_MONTHS dropped (their rollups stay).
+ * A periodic round: tombstones past the retention (they only need to outlive events in flight),
+ * short-lived stats rows, and the visits' monthly partitions (made ahead, dropped past retention).
  */
 @Injectable()
 export class TombstonePurgeJob extends PeriodicProvider {

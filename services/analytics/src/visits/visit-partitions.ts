@@ -1,10 +1,6 @@
 /**
- * `analytics.visits` is partitioned by UTC month of `created_at`, one table a month named
- * `visits_YYYY_MM`. Months are made ahead of the visits that land in them and, past the
- * retention, dropped a partition at a time (the rollups, counted apart, stay). Every change
- * that must lock the visits table waits at most LOCK_WAIT_MS for its lock, so ingest and
- * reads never queue behind it for longer; one that cannot get it gives up and runs again in
- * the next round.
+ * The visits' monthly partitions (`visits_YYYY_MM`): made ahead, dropped whole past the
+ * retention; a change waits at most LOCK_WAIT_MS for its lock, else runs next round.
  */
 
 /** Longest wait for a lock on the visits table, and so the longest anyone waits behind one. */
@@ -112,11 +108,8 @@ export async function createMonth(
 const ID_SLICE = 10_000;
 
 /**
- * Drops a month of raw visits: detached first (a moment's ACCESS EXCLUSIVE lock on the
- * parent, waited for at most LOCK_WAIT_MS), so from then on a late event of that month
- * finds no partition and is refused rather than half-stored; then its event ids leave the
- * dedup table in slices, then the table goes. A drop broken off half way leaves a detached
- * table, which the next round finishes. The rollups are other tables, untouched.
+ * Drops a month of raw visits: detached first (a late event is then refused, not half-stored),
+ * its ids out of `visit_ids` in slices, then the table; the next round finishes a broken drop.
  */
 export async function dropMonth(
   db: Queryable,

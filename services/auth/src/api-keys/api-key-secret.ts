@@ -24,11 +24,8 @@ export function isApiKey(value: unknown): value is string {
 }
 
 /**
- * What the database keeps instead of the key: its SHA-256. A slow password hash (bcrypt,
- * scrypt, argon2) exists to make guessing a human's low-entropy password expensive; a key
- * carries 238 random bits, which no one can guess at any speed, so slowness would only cost
- * CPU on every lookup (and a salted hash could not be looked up by value at all). Unkeyed:
- * a pepper would add nothing against guessing either, and rotating it would void every key.
+ * The key's SHA-256, kept instead of it: 238 random bits need no slow or salted hash (which
+ * would cost every lookup, or prevent it), nor a pepper.
  */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

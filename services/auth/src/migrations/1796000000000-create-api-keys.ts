@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * API keys (issue 28). Like sessions, only a hash of each key is kept: the database alone
+ * API keys. Like sessions, only a hash of each key is kept: the database alone
  * cannot call anything. A revoked key keeps its row (revoked_at) for a retention, so the id
  * of a key found leaked still names its owner and when it stopped working.
  */

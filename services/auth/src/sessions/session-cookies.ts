@@ -7,11 +7,8 @@ import {
 } from '@shortener/contracts';
 
 /**
- * The two cookies of a session: the HttpOnly id the server resolves, and `loggedIn=true`,
- * which only tells the page (it reads it) that someone is signed in. Both SameSite=Lax so
- * that they come back from the provider's redirect. Behind https both are Secure and the
- * id's cookie is `__Host-sid` (Secure, Path=/, no Domain: no subdomain can set it); over
- * plain http it is `sid`.
+ * A session's HttpOnly id and the page's `loggedIn=true`, SameSite=Lax to survive the provider's
+ * redirect; over https Secure, the id as `__Host-sid` so no subdomain can set it.
  */
 function base(secure: boolean): CookieOptions {
   return { sameSite: 'lax', secure, path: '/' };

@@ -17,12 +17,8 @@ interface Entry {
 }
 
 /**
- * API key -> who it speaks for, through the auth service, remembered for API_KEY_CACHE_MS
- * so a script's calls do not each cost a lookup (calls in flight share one). A revoked key
- * is forgotten at once on every instance: each hears the revocation (KeyRevocations), and
- * while it cannot hear them (Redis away) it remembers nothing, asking auth on every call.
- * Remembering also paces the key's "last used" writes: auth writes it at a lookup at most
- * once a minute.
+ * API key -> who it speaks for (auth), remembered for API_KEY_CACHE_MS; a revocation is heard
+ * by every instance at once, and while revocations cannot be heard nothing is remembered.
  */
 @Injectable()
 export class ApiKeyResolver {

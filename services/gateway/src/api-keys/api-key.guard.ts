@@ -34,11 +34,8 @@ function invalid(res: Response, message: string): UnauthorizedException {
 }
 
 /**
- * `Authorization: Bearer <key>` in place of a session, on the calls whose publicApi entry
- * names an `apiKeyScope`, and only with that scope; the call is then the key owner's, as if
- * signed in. Any other call refuses a key: key management, the live stream, and whatever a
- * key must not reach. Runs before the session guards, which let a key's call through. A
- * request without Authorization passes untouched, to them.
+ * A bearer key in place of a session, only on calls whose publicApi entry names its scope; any
+ * other call refuses a key. Runs before the session guards; no Authorization passes untouched.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {

@@ -24,11 +24,8 @@ export interface KeyRevocations {
 export const KEY_REVOCATION_CHANNEL = 'api-keys:revoked';
 
 /**
- * The distributed mode's announcements: PUBLISH on a connection of its own, and a
- * subscription on another (ioredis subscribes again after a reconnect; we ask once more on
- * each `ready` and count as listening only once Redis has confirmed). A message that is not
- * a key id (anyone with access to Redis can publish) is dropped; a forged id only makes an
- * instance look a key up again.
+ * Revocations over Redis pub/sub, listening only once Redis confirms the subscription; anything
+ * not a key id is dropped (a forged one only costs a lookup).
  */
 export function redisKeyRevocations(url: string, logger: Logger): Adapter<KeyRevocations> {
   const subscriber = createRedis(url, logger, {

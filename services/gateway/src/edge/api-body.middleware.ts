@@ -15,11 +15,8 @@ interface BodyRoute {
 }
 
 /**
- * Reads an /api call's body, after its rate limit: too large (413), undecodable (400) or
- * in an unknown encoding (415) is answered here. SPEC's calls carry no body: the bytes
- * are read and not used. A call whose `publicApi` entry names a body gets it parsed when it
- * is JSON (JSON that does not parse: 400), within its entry's limit; bytes of another type
- * are no body, and the entry's schema answers as for none.
+ * Reads an /api call's body after its rate limit (413, 400, 415 answered here) and parses it as
+ * JSON when the call's `publicApi` entry names a body; any other type counts as none.
  */
 @Injectable()
 export class ApiBodyMiddleware implements NestMiddleware {

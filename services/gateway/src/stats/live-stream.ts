@@ -35,26 +35,15 @@ const event = (name: string, data: unknown): string =>
   `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
- * What one stream may hold in the gateway's memory that its client has not taken (beyond
- * what the kernel buffers for its socket, a few MB): at or past it, visits are left out. At
- * least the socket's high-water mark (16 KB, 64 KB from Node 22), so that a write made past
- * it has said false and the socket will tell when it drains. Writes of one turn of the event
- * loop are held (corked) until the next, so this is also the most one notice is sent of at
- * once: about 300 visits.
+ * What one stream may hold that its client has not taken; past it visits are left out. At
+ * least the socket's high-water mark, so a write past it has said false and drain will come.
  */
 export const STREAM_BUFFER_BYTES = 64 * 1024;
 
 /**
- * Server-Sent Events of one link's stored visits: `visit` with one visit as JSON each, a
- * comment heartbeat, and `end` when the session ends (checked at each heartbeat) or `end()`
- * is called; over when the browser goes away.
- *
- * A client that does not take visits as fast as they come costs the gateway no more than
- * STREAM_BUFFER_BYTES: past it, visits are left out, not queued, and once the socket has
- * drained one `refetch` tells the browser that what it shows is stale. A client still behind
- * a heartbeat later is cut with a TCP reset, which frees at once what the kernel holds for it
- * too (a close would keep that until the peer reads it); EventSource then reconnects, and
- * the web app refetches on reconnecting.
+ * Server-Sent Events of one link's visits (`visit`, heartbeats, `end`). A slow client costs at
+ * most STREAM_BUFFER_BYTES, then gets `refetch` once drained; one still behind a heartbeat
+ * later is reset, which frees the kernel's buffers too (a close would keep them).
  */
 export function streamVisits(res: ServerResponse, options: LiveStreamOptions): LiveStream {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;

@@ -31,11 +31,8 @@ export const LIVE_STREAM_MESSAGES = {
 };
 
 /**
- * The live streams of this gateway instance. Each holds a connection, a socket buffer and
- * what the kernel buffers for it, so there are at most `perUser` of one user and
- * `perInstance` in all: past either, 429. They are kept by link, so that the streams of a
- * deleted link end: on the deletions this gateway makes, and on those the feed hears of
- * from anywhere (the Redis feed; the embedded mode's one gateway makes every deletion).
+ * This instance's live streams, capped per user and in all (429 past either: each holds
+ * buffers), kept by link so a deleted link's streams end wherever it was deleted.
  */
 export class LiveStreams {
   private readonly ofUser = new Map<string, number>();

@@ -19,11 +19,8 @@ export interface LiveVisitFeed {
 const CHANNEL_PREFIX = storedVisitsChannel('');
 
 /**
- * The distributed mode's feed: Redis pub/sub on a connection of its own, a channel per link
- * subscribed while at least one stream of this instance watches it (ioredis subscribes again
- * after a reconnect). A message that is not a notice (anyone with access to Redis can
- * publish) is dropped. Removed links come from the link cache's broadcast of deletions, the
- * one the redirect instances drop their copies on.
+ * Redis pub/sub, a channel per watched link, on a connection of its own; anything not a notice
+ * is dropped. Removed links come from the link cache's deletion broadcast.
  */
 export function redisLiveVisits(url: string, logger: Logger): Adapter<LiveVisitFeed> {
   // Subscriptions wait in the offline queue while Redis is away, and are made when it is back.

@@ -122,15 +122,9 @@ export class LinksService {
   }
 
   /**
-   * Stores a link under `code` unless the code is taken in any letter case (the unique index
-   * on lower(code) decides between two callers racing for it) or was a removed link's within
-   * DELETED_CODE_KEPT_DAYS: that link's visits, tombstone and cached "gone" marker must not
-   * become another's. Undefined when it is not stored.
-   *
-   * An alias is stored in a transaction that looks again once its row is in: a removal of
-   * the same code that committed while the insert waited for the old row is not in the
-   * insert's snapshot, and would otherwise let the alias take a code retired that instant.
-   * (A generated code is random: such a coincidence is left to the retry.)
+   * Stores a link under `code` unless taken in any case or retired (a removed link's visits
+   * must not become another's); undefined if not stored. An alias looks again once inserted,
+   * as a removal committed meanwhile is outside the insert's snapshot.
    */
   private async insert(
     code: string,

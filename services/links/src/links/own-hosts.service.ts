@@ -47,11 +47,8 @@ async function readHostsFile(): Promise<string> {
 }
 
 /**
- * The hosts our short links answer on, for the no-loops rule of `checkTargetUrl`: the
- * configured ones (PUBLIC_ORIGIN, SHORT_LINK_HOSTS), the addresses their names resolve to
- * (looked up in the background, again every ten minutes), this machine's own addresses and
- * names (machineNames), so that an IP literal of our host, or a name of the machine the
- * local modes answer on, is refused like its name.
+ * The hosts our short links answer on, for checkTargetUrl's no-loops rule: the configured ones,
+ * their resolved addresses (refreshed in the background) and this machine's names and addresses.
  */
 @Injectable()
 export class OwnHostsService extends PeriodicProvider {

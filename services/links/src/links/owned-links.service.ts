@@ -33,14 +33,9 @@ export class OwnedLinksService {
   constructor(@Inject(ManagedDataSource) private readonly database: ManagedDataSource) {}
 
   /**
-   * A page of the owner's live links, newest first or soonest to expire first, after the
-   * cursor when there is one and containing `search` (destination or code, any letter case)
-   * when it is not empty; with how many links the listing holds in all. Keyset paging: a link
-   * created meanwhile sorts before a newest-first cursor, and every order ends ties by code,
-   * so the pages after a cursor neither repeat nor skip any. The owner's links are read in
-   * order through links_owner_created_idx (links_owner_expires_idx for the expiring order); a
-   * search filters them as they come (no text index: one user's links are few enough to read,
-   * and PGlite, the embedded mode, has no pg_trgm by default).
+   * A page of the owner's live links after the cursor, matching `search`, with the listing's
+   * total. Keyset paging with ties ended by code, so pages neither repeat nor skip; a search
+   * filters the owner's index order (no pg_trgm in PGlite, and one user's links are few).
    */
   async listOwned(
     ownerId: string,

@@ -1,9 +1,6 @@
 /**
- * After a CTE `gone` of removed codes: each goes into the removal outbox, due for its purge at
- * `purgeAfter` (an SQL expression: a deleted link's undo window, or now), and among the
- * retired codes (kept from reuse), in the same statement as the removal. Answers the rows of
- * `gone` (the codes, and whatever else it returns).
- * A code removed again (deleted after an undo) is due again, and its cache told again.
+ * After a CTE `gone` of removed codes, in the same statement: each into the removal outbox (due
+ * at `purgeAfter`) and the retired codes. Answers `gone`'s rows; a code removed again is due again.
  */
 export function retireRemoved(purgeAfter: string): string {
   return `, outbox AS (

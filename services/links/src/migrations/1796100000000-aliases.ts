@@ -1,13 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Aliases (issue 28): codes of up to 50 characters, unique without letter case, and the
- * codes of removed links kept from reuse for a while.
- *
- * Generated codes were unique only with their case, so a large table may already hold two
- * that differ only in case: those rows (all but the first of each group, "case twins") stay
- * outside the unique index, which would otherwise fail to build. They expire like any link;
- * an alias is checked against them too (links_case_twins_idx).
+ * Aliases: codes up to 50 characters, unique in any case, removed codes kept from reuse.
+ * Existing codes differing only in case ("case twins") stay outside the unique index.
  */
 export class Aliases1796100000000 implements MigrationInterface {
   name = 'Aliases1796100000000';

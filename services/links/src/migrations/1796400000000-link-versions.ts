@@ -1,12 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A version per link, written into its cache entries so that an older entry replayed into
- * Redis is told from the current one (docs/architecture.md, "The link cache is a cache, not
- * an authority"). Every UPDATE of a link (an edit, a delete, a restore, by this release or the
- * previous one during a rollout) raises it, by a trigger; it starts at the time of creation in
- * ms, so a code reused after its retirement starts above anything its former link had. Rows
- * already there start at 0, raised at their first change.
+ * A version per link for its cache entries (docs/architecture.md), raised by a trigger on every
+ * UPDATE, either release's; it starts at creation time in ms, above any former link of the code.
  */
 export class LinkVersions1796400000000 implements MigrationInterface {
   name = 'LinkVersions1796400000000';

@@ -14,7 +14,7 @@ import './shorten-form.css';
 import './edit-link-form.css';
 
 /**
- * Edit (issue 28): a new destination, a new expiry counted from today, or both; the code, its
+ * Edit: a new destination, a new expiry counted from today, or both; the code, its
  * visits and its stats stay. A refusal is shown beside Save. `onDone` closes the form, told
  * whether a change was saved; Escape closes it as Cancel does.
  */

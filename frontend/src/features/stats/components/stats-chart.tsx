@@ -24,11 +24,8 @@ function centreOf(index: number, width: number): number {
 }
 
 /**
- * Visits over time as stacked bars, people below and bots above, drawn as plain SVG (no
- * chart library), dated under the axis. The picture stretches to the width it is given; its
- * numbers are told in words to screen readers. One target lies over all the bars, however
- * narrow they are: hovering, tapping or dragging across it picks the nearest bar and shows
- * its numbers in a tooltip, and by keyboard it is a slider (arrow keys, Home, End).
+ * Visits over time as stacked SVG bars (people below, bots above), told in words to screen
+ * readers; one target over all the bars shows the nearest in a tooltip, a slider by keyboard.
  */
 export function StatsChart({ stats }: { stats: LinkStats }) {
   const { series, interval, totals } = stats;

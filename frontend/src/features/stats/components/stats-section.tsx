@@ -46,9 +46,8 @@ export interface StatsSectionProps {
 }
 
 /**
- * The stats of one link (issue 15), right below the spec's detail card and above the raw
- * visitor log (issue 28): range, totals beside the period before, chart, top lists, live
- * updates, the QR code and the CSV export. Loaded lazily.
+ * The stats of one link, between the spec's detail card and the visitor log: range, totals,
+ * chart, top lists, live updates, the QR code and the CSV export. Loaded lazily.
  */
 export default function StatsSection({
   urlID,
