@@ -17,7 +17,7 @@ import { privateSocket } from './private-socket';
 /** Variables as the services read them: the host's environment plus what it decides. */
 type Settings = Readonly<Record<string, string | undefined>>;
 
-export interface Composition {
+interface Composition {
   /**
    * The environment the operator gave (read, never written): DATABASE_URL, REDIS_URL and
    * KAFKA_BROKERS, when set, put the services on those real servers.

@@ -118,7 +118,7 @@ const ID_SLICE = 10_000;
  * dedup table in slices, then the table goes. A drop broken off half way leaves a detached
  * table, which the next round finishes. The rollups are other tables, untouched.
  */
-export async function dropMonth(
+async function dropMonth(
   db: Queryable,
   transact: Transact,
   table: { name: string; attached: boolean },

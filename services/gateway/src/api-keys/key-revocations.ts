@@ -21,7 +21,7 @@ export interface KeyRevocations {
   onResumed(listener: () => void): void;
 }
 
-export const KEY_REVOCATION_CHANNEL = 'api-keys:revoked';
+const KEY_REVOCATION_CHANNEL = 'api-keys:revoked';
 
 /**
  * The distributed mode's announcements: PUBLISH on a connection of its own, and a

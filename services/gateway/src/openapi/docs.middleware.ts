@@ -3,8 +3,8 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import swaggerUi from 'swagger-ui-express';
 import { buildOpenApiDocument } from './openapi.document';
 
-export const DOCS_PATH = '/api/docs';
-export const OPENAPI_JSON_PATH = `${DOCS_PATH}/openapi.json`;
+const DOCS_PATH = '/api/docs';
+const OPENAPI_JSON_PATH = `${DOCS_PATH}/openapi.json`;
 
 /** The API description as JSON, and Swagger UI to read and try it. */
 @Injectable()
