@@ -38,13 +38,12 @@ describe('redisRateLimiters', () => {
     await closeRedis(redis);
   });
 
+  const twoSecondCounter = (keyPrefix: string, points: number): RateLimitCounter =>
+    redisRateLimiters(redis, logger).counter({ keyPrefix, points, duration: 2 });
+
   it('counts hits across callers in one window that expires by itself, under ratelimit:', async () => {
     const prefix = `test-${randomUUID()}`;
-    const counter = redisRateLimiters(redis, logger).counter({
-      keyPrefix: prefix,
-      points: 3,
-      duration: 2,
-    });
+    const counter = twoSecondCounter(prefix, 3);
     const results = await Promise.all(Array.from({ length: 5 }, () => hit(counter, 'k')));
     expect(results.filter((result) => within(result, 3))).toHaveLength(3);
     expect(results.filter((result) => !within(result, 3))).toHaveLength(2);
@@ -61,11 +60,7 @@ describe('redisRateLimiters', () => {
 
   it('counts several at once (the links of a bulk call)', async () => {
     const prefix = `test-${randomUUID()}`;
-    const counter = redisRateLimiters(redis, logger).counter({
-      keyPrefix: prefix,
-      points: 5,
-      duration: 2,
-    });
+    const counter = twoSecondCounter(prefix, 5);
     expect(await hit(counter, 'k', 3)).toMatchObject({ consumedPoints: 3, remainingPoints: 2 });
     expect(await hit(counter, 'k', 4)).toMatchObject({ consumedPoints: 7, remainingPoints: 0 });
     expect(await hit(counter, 'k', 1)).toMatchObject({ consumedPoints: 8 });
