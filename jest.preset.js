@@ -1,6 +1,20 @@
 // One Jest set-up for every TypeScript package: SWC compiles (with the decorator metadata Nest
-// needs), shared workspace packages resolve to their sources so no build is needed first.
+// needs), and every workspace package resolves to its sources, so a test never runs a stale
+// build (a service a test starts as a process still runs its dist/main.js).
+const { existsSync } = require('node:fs');
 const path = require('node:path');
+const { workspaces } = require('./package.json');
+
+/** Each workspace package with sources (src/index.ts), by its name, mapped to them. */
+const workspaceSources = Object.fromEntries(
+  workspaces
+    .map((folder) => path.join(__dirname, folder))
+    .filter((dir) => existsSync(path.join(dir, 'src', 'index.ts')))
+    .map((dir) => [
+      `^${require(path.join(dir, 'package.json')).name}$`,
+      path.join(dir, 'src', 'index.ts'),
+    ]),
+);
 
 /** @param {string} dir the package folder */
 module.exports = function jestConfigFor(dir) {
@@ -24,11 +38,7 @@ module.exports = function jestConfigFor(dir) {
         },
       ],
     },
-    moduleNameMapper: {
-      '^@shortener/(contracts|chassis|testkit|link-cache)$': `${__dirname}/packages/$1/src/index.ts`,
-      '^@shortener/chassis/nest$': `${__dirname}/packages/chassis/src/nest/index.ts`,
-      '^@shortener/chassis/(.+)$': `${__dirname}/packages/chassis/src/$1.ts`,
-    },
+    moduleNameMapper: workspaceSources,
     testTimeout: 60_000,
   };
 };

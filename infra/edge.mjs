@@ -21,9 +21,9 @@ import { parseArgs } from 'node:util';
 import { InfraError } from './lib/errors.mjs';
 import { INFRA_DIR } from './lib/paths.mjs';
 
-export const EDGE_TEMPLATE = path.join(INFRA_DIR, 'edge', 'shortener.conf.template');
+const EDGE_TEMPLATE = path.join(INFRA_DIR, 'edge', 'shortener.conf.template');
 /** What nginx's error lines pass through on their way out (no query strings). */
-export const EDGE_LOG_FILTER = path.join(INFRA_DIR, 'edge', 'redact-queries.awk');
+const EDGE_LOG_FILTER = path.join(INFRA_DIR, 'edge', 'redact-queries.awk');
 
 /** The names the template takes (the environment's, in the nginx image). */
 const TEMPLATE_NAMES = ['EDGE_PORT', 'REDIRECT_UPSTREAM', 'GATEWAY_UPSTREAM'];
@@ -44,7 +44,7 @@ export function findNginx(env = process.env) {
  * The template with its ${NAME}s filled in from `values`; nginx's own variables, written
  * without braces, are left alone (as the nginx image's entrypoint does).
  */
-export function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 'utf8')) {
+function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 'utf8')) {
   const missing = TEMPLATE_NAMES.filter((name) => !values[name]);
   if (missing.length > 0) throw new InfraError(`edge: no value for ${missing.join(', ')}`);
   return template.replace(/\$\{([A-Z_]+)\}/g, (whole, name) =>

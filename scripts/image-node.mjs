@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The pinned release, say 24.21.0 (.nvmrc, which nvm and CI's setup-node read too). */
-export function pinnedNodeVersion() {
+function pinnedNodeVersion() {
   const file = path.join(root, '.nvmrc');
   const version = readFileSync(file, 'utf8').trim().replace(/^v/, '');
   if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`${file}: not a release like 24.21.0`);
@@ -25,10 +25,10 @@ export function pinnedNodeVersion() {
 const major = (version) => Number(version.split('.')[0]);
 
 /** Whether the running node is of the pinned line (then it runs the suites as it is). */
-export const onPinnedLine = () => major(process.versions.node) === major(pinnedNodeVersion());
+const onPinnedLine = () => major(process.versions.node) === major(pinnedNodeVersion());
 
 /** The path of a node of the pinned line: this one, or the pinned release fetched by npx. */
-export function imageNode() {
+function imageNode() {
   if (onPinnedLine()) return process.execPath;
   const version = pinnedNodeVersion();
   const found = spawnSync(
@@ -47,7 +47,7 @@ export function imageNode() {
 }
 
 /** `env` with `binary` first on PATH and named where npm names its node. */
-export function envFor(binary, env = process.env) {
+function envFor(binary, env = process.env) {
   return {
     ...env,
     PATH: [path.dirname(binary), env.PATH].filter(Boolean).join(path.delimiter),

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { transformFileSync } from '@swc/core';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const RELEASE_FILE = path.join(root, 'tests', 'compat', 'previous-release.json');
+const RELEASE_FILE = path.join(root, 'tests', 'compat', 'previous-release.json');
 /** The services of the previous release that run; each installed with what it needs in production. */
 const SERVICES = ['auth', 'links', 'analytics', 'redirect', 'gateway'];
 const READY = '.previous-release-ready';
@@ -33,7 +33,7 @@ export function previousCommit() {
 }
 
 /** Where the previous release's build is (or goes). */
-export function previousReleaseRoot(commit = previousCommit()) {
+function previousReleaseRoot(commit = previousCommit()) {
   return path.join(root, '.cache', 'previous-release', commit);
 }
 

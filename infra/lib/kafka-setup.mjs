@@ -9,10 +9,10 @@ import { isPortFree, portOwner } from './net.mjs';
 import { paths } from './paths.mjs';
 import { run, which, withPrivateFiles } from './proc.mjs';
 
-export const KAFKA_VERSION = '3.9.1';
+const KAFKA_VERSION = '3.9.1';
 export const HOST = '127.0.0.1';
-export const DEFAULT_BROKER_PORT = 9092;
-export const NODE_ID = 1;
+const DEFAULT_BROKER_PORT = 9092;
+const NODE_ID = 1;
 export const WIPE_HINT = 'npm run infra:down -- --wipe';
 const ELSEWHERE_HINT = 'or set KAFKA_BROKERS to an existing Kafka cluster';
 

@@ -53,7 +53,7 @@ export function kafkaBrokers(env = process.env) {
   return list.length ? list : localBrokers(env);
 }
 
-export function usesExternalKafka(env = process.env) {
+function usesExternalKafka(env = process.env) {
   return Boolean((env.KAFKA_BROKERS || '').trim());
 }
 

@@ -13,7 +13,7 @@ const SHARED_DIR = path.join(ROOT_DIR, '.infra');
  * and its own `down`. The Kafka jars are fetched once for both.
  */
 const kafkaPort = (process.env.KAFKA_PORT ?? '').trim();
-export const STATE_DIR =
+const STATE_DIR =
   /^\d+$/.test(kafkaPort) && kafkaPort !== '9092'
     ? path.join(SHARED_DIR, `port-${kafkaPort}`)
     : SHARED_DIR;

@@ -103,7 +103,7 @@ export function findProcesses(matches) {
   return found;
 }
 
-export async function waitForExit(pid, timeoutMs) {
+async function waitForExit(pid, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid)) {
     if (Date.now() >= deadline) return false;

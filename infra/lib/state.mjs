@@ -18,7 +18,7 @@ export function readState() {
   }
 }
 
-export function writeState(state) {
+function writeState(state) {
   fs.mkdirSync(path.dirname(paths.stateFile), { recursive: true });
   const temp = `${paths.stateFile}.${process.pid}.tmp`;
   fs.writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`);

@@ -11,7 +11,7 @@ import { run as runCommand } from './processes.mjs';
  * gateway serves (WEB_APP_PAGES in packages/contracts), as an older or missing build does.
  * A FRONTEND_DIR elsewhere is someone else's build: only this checkout's is built here.
  */
-export function webAppNeedsBuild(root, env = process.env) {
+function webAppNeedsBuild(root, env = process.env) {
   const own = path.join(root, 'frontend', 'dist');
   const served = env.FRONTEND_DIR ? path.resolve(root, env.FRONTEND_DIR) : own;
   const pages = ['index.html', 'index.signed-in.html', 'app.html', 'settings.signed-in.html'];

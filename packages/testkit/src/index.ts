@@ -10,3 +10,4 @@ export * from './edge';
 export * from './oauth2-mock';
 export * from './topic-reader';
 export * from './process-sockets';
+export * from './live-visit-fakes';

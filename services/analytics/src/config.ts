@@ -4,7 +4,7 @@ import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 import { DELETED_CODE_KEPT_DAYS, VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
-export const analyticsConfigShape = {
+const analyticsConfigShape = {
   ...serviceConfigShape(7003),
   ...databaseConfigShape,
   /** Where the visits stored are announced to the gateways' live streams (pub/sub). */
@@ -53,7 +53,7 @@ export const analyticsConfigShape = {
  * and the topic and group names only, so a Job that runs one needs its Kafka user's password
  * and nothing of the service's (no internal secret, no database).
  */
-export const commandVariables = {
+const commandVariables = {
   LOG_LEVEL: env.logLevel(),
   ...kafkaConfigShape,
   KAFKA_CONSUMER_GROUP: analyticsConfigShape.KAFKA_CONSUMER_GROUP,

@@ -21,7 +21,7 @@ export function commandTime(flag: string, value: string): number {
   return at;
 }
 
-export interface CommandTools {
+interface CommandTools {
   config: AnalyticsCommandConfig;
   logger: Logger;
   kafka: Kafka;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError, env, loadConfig, serviceConfigShape } from '@shortener/chassis';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 
-export const authConfigShape = {
+const authConfigShape = {
   ...serviceConfigShape(7001),
   ...databaseConfigShape,
   /** The product's public origin: cookies are Secure when it is https. */
@@ -73,7 +73,7 @@ export const GOOGLE_VARIABLES = [
 export const CALLBACK_PATH = '/auth/google/callback';
 
 /** NODE_ENV names production: `production` or `prod`, in any case, spaces ignored. */
-export function isProduction(nodeEnv: string | undefined): boolean {
+function isProduction(nodeEnv: string | undefined): boolean {
   return /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
 }
 

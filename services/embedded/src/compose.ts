@@ -4,7 +4,11 @@ import path from 'node:path';
 import { InProcessLiveVisits, InProcessVisitBus, service as analytics } from '@shortener/analytics';
 import { service as auth } from '@shortener/auth';
 import { inProcess, startService, type RunningService } from '@shortener/chassis';
-import { InProcessKeyRevocations, MemoryRateLimiter, service as gateway } from '@shortener/gateway';
+import {
+  InProcessKeyRevocations,
+  memoryRateLimiters,
+  service as gateway,
+} from '@shortener/gateway';
 import { MemoryLinkCache } from '@shortener/link-cache';
 import { service as links } from '@shortener/links';
 import { service as redirect } from '@shortener/redirect';
@@ -13,7 +17,7 @@ import { privateSocket } from './private-socket';
 /** Variables as the services read them: the host's environment plus what it decides. */
 type Settings = Readonly<Record<string, string | undefined>>;
 
-export interface Composition {
+interface Composition {
   /**
    * The environment the operator gave (read, never written): DATABASE_URL, REDIS_URL and
    * KAFKA_BROKERS, when set, put the services on those real servers.
@@ -153,7 +157,7 @@ export async function startServices(
         },
         hosted,
         given: {
-          rateLimits: liveVisits && inProcess(new MemoryRateLimiter()),
+          rateLimits: liveVisits && inProcess(memoryRateLimiters),
           liveVisits: liveVisits && inProcess(liveVisits),
           keyRevocations: liveVisits && inProcess(new InProcessKeyRevocations()),
         },

@@ -6,13 +6,13 @@ import { env } from '@shortener/chassis';
  * name, no password) makes whoever reaches the port any user, so it is on by itself only
  * when nobody else can reach the port: the server listens on loopback alone.
  */
-export type SignIn =
+type SignIn =
   { kind: 'google'; why: string } | { kind: 'local'; why: string } | { kind: 'none'; why: string };
 
 /** Thrown for a combination that must not start; the message says what to change. */
 export class SignInRefused extends Error {}
 
-export interface SignInSettings {
+interface SignInSettings {
   googleConfigured: boolean;
   /** Every address the public port listens on is a loopback address. */
   loopbackOnly: boolean;

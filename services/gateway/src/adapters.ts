@@ -2,18 +2,19 @@ import { adapterConnector, type Adapter } from '@shortener/chassis';
 import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
 import { redisKeyRevocations, type KeyRevocations } from './api-keys/key-revocations';
 import type { GatewayConfig } from './config';
-import { FallbackRateLimiter } from './rate-limit/fallback-rate-limiter';
-import { MemoryRateLimiter } from './rate-limit/memory-rate-limiter';
-import type { RateLimiter } from './rate-limit/rate-limiter';
-import { RedisRateLimiter } from './rate-limit/redis-rate-limiter';
+import type { RateLimiters } from './rate-limit/rate-limiter';
+import { redisRateLimiters } from './rate-limit/redis-rate-limiters';
 import { redisLiveVisits, type LiveVisitFeed } from './stats/live-visits';
+
+/** Redis answers a hit in about a millisecond; past this the hit is counted in this process. */
+const RATE_LIMIT_COMMAND_TIMEOUT_MS = 500;
 
 /**
  * What the gateway talks to beyond the services: where rate limits are counted, and the feed
  * of stored visits its live streams send on.
  */
 export interface GatewayAdapters {
-  rateLimits: Adapter<RateLimiter>;
+  rateLimits: Adapter<RateLimiters>;
   liveVisits: Adapter<LiveVisitFeed>;
   /** Revoked API keys, announced to every instance. */
   keyRevocations: Adapter<KeyRevocations>;
@@ -27,13 +28,11 @@ export interface GatewayAdapters {
 export const connectAdapters = adapterConnector<GatewayConfig, GatewayAdapters>(
   (config, logger) => ({
     rateLimits: () => {
-      const redis = createRedis(config.REDIS_URL, logger);
+      const redis = createRedis(config.REDIS_URL, logger, {
+        commandTimeout: RATE_LIMIT_COMMAND_TIMEOUT_MS,
+      });
       return {
-        value: new FallbackRateLimiter(
-          new RedisRateLimiter(redis),
-          new MemoryRateLimiter(),
-          logger,
-        ),
+        value: redisRateLimiters(redis, logger),
         checks: [redisReadiness(redis)],
         close: () => closeRedis(redis),
       };

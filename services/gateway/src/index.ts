@@ -2,5 +2,5 @@
 export { service } from './service';
 export type { GatewayAdapters } from './adapters';
 export type { GatewayConfig } from './config';
-export { MemoryRateLimiter } from './rate-limit/memory-rate-limiter';
+export { memoryRateLimiters } from './rate-limit/memory-rate-limiters';
 export { InProcessKeyRevocations } from './api-keys/key-revocations';

@@ -27,7 +27,7 @@ export function refusedLink(logger: Logger) {
  * anything but an http(s) URL: someone wrote to the cache who should not) is logged, removed
  * and looked up in the links service, which has the truth.
  */
-export function redirectLinkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
+function redirectLinkCache(config: RedirectConfig, logger: Logger): Adapter<LinkCache> {
   return redisLinkCache(config, logger, (code, reason) =>
     logger.warn({ code, reason }, 'cached link refused: looked up in the links service'),
   );
@@ -37,10 +37,7 @@ export function redirectLinkCache(config: RedirectConfig, logger: Logger): Adapt
  * Visits to Kafka with an idempotent producer that connects in the background: redirects
  * never wait for it, and visits wait in the queue meanwhile.
  */
-export function kafkaVisitPublisher(
-  config: RedirectConfig,
-  logger: Logger,
-): Adapter<VisitPublisher> {
+function kafkaVisitPublisher(config: RedirectConfig, logger: Logger): Adapter<VisitPublisher> {
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
     clientId: 'redirect',

@@ -7,7 +7,7 @@ import {
 } from '@shortener/chassis';
 import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 
-export const redirectConfigShape = {
+const redirectConfigShape = {
   ...serviceConfigShape(7004),
   /**
    * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (cheaper than
@@ -82,7 +82,7 @@ export const redirectConfigShape = {
  * What the drain and the hand-off may take together: the shutdown's limit less time to stop
  * taking requests before them and to close after them.
  */
-export const HAND_OFF_BUDGET_MS = SHUTDOWN_TIMEOUT_MS - 5000;
+const HAND_OFF_BUDGET_MS = SHUTDOWN_TIMEOUT_MS - 5000;
 
 export type RedirectConfig = ReturnType<typeof loadRedirectConfig>;
 export const loadRedirectConfig = (source: NodeJS.ProcessEnv = process.env) => {

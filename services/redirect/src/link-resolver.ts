@@ -13,7 +13,7 @@ export interface LiveLink {
 }
 
 /** The headers of a redirect to `location`: nothing in them depends on the request. */
-export function redirectHeaders(location: string): readonly string[] {
+function redirectHeaders(location: string): readonly string[] {
   return [
     'location',
     location,
@@ -47,7 +47,7 @@ export type Resolution = LiveLink | null | typeof TOO_MANY_MISSES;
 
 const UNLIMITED: MissAllowance = { take: () => true, refund: () => undefined };
 
-export interface ResolverOptions {
+interface ResolverOptions {
   ttlMs: number;
   negativeTtlMs: number;
   maxEntries: number;

@@ -2,13 +2,13 @@ import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import { startAtZero } from '@shortener/chassis';
 
-export type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
+type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
 
 /** The answers a short-link request gets once it is a GET or HEAD without a body. */
-export type ShortLinkStatus = 302 | 404 | 429 | 503;
+type ShortLinkStatus = 302 | 404 | 429 | 503;
 
 /** The one `route` of every short-link request: never the code, whatever was asked. */
-export const SHORT_LINK_ROUTE = '/r/{code}';
+const SHORT_LINK_ROUTE = '/r/{code}';
 
 type Observer = Histogram.Internal<'method' | 'route' | 'status'>;
 type ByStatus = Record<ShortLinkStatus, Observer>;

@@ -8,7 +8,7 @@ export interface MissAllowance {
   refund(): void;
 }
 
-export interface MissBudgetOptions {
+interface MissBudgetOptions {
   /** Misses a client may have per minute, over time. */
   perMinute: number;
   /** Misses a client may have at once. */

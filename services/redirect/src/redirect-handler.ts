@@ -42,7 +42,7 @@ const TOO_MANY_MISSES_PAGE = page(
   'Too many unknown short links were asked for from your address. Try again in a minute.',
 );
 
-export interface RedirectDeps {
+interface RedirectDeps {
   resolver: LinkResolver;
   /** Lookups that found nothing, per client. */
   misses: MissBudget;

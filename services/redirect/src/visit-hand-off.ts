@@ -15,7 +15,7 @@ import {
 import type { VisitHandOff } from './visit-queue';
 
 /** One call's worth of visits, and how many of each run it carries. */
-export interface HandOffBatch {
+interface HandOffBatch {
   visits: VisitEvent[];
   parts: Array<[EncodedVisits, number]>;
 }
@@ -63,7 +63,7 @@ export function* handOffBatches(
 
 export type HandOffAnswer = InternalAnswer<typeof internalApi.handOffVisits>;
 
-export interface AnalyticsHandOffOptions {
+interface AnalyticsHandOffOptions {
   /** One call of analytics' internal ingest, given how long it may take. */
   post: (visits: VisitEvent[], timeoutMs: number) => Promise<HandOffAnswer>;
   /** When to stop (Date.now()): no call starts after it, none outlasts it. */

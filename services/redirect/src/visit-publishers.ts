@@ -24,7 +24,7 @@ const PARTITION_MEMO_MAX = 100_000;
  * the link's code (murmur2, as the Java client): the same partition the one-event messages of
  * earlier versions went to, so a link's visits stay on one partition across an upgrade.
  */
-export function partitionFor(partitions: number, topic = VISITS_TOPIC): (urlID: string) => number {
+function partitionFor(partitions: number, topic = VISITS_TOPIC): (urlID: string) => number {
   const partitioner = Partitioners.DefaultPartitioner();
   const partitionMetadata: PartitionMetadata[] = Array.from({ length: partitions }, (_, id) => ({
     partitionId: id,
@@ -48,7 +48,7 @@ export function partitionFor(partitions: number, topic = VISITS_TOPIC): (urlID: 
 }
 
 /** A packed record kept under this: small enough to encode in one slice of about a millisecond. */
-export const RECORD_BYTES = 128 * 1024;
+const RECORD_BYTES = 128 * 1024;
 
 /**
  * Publishes visits idempotently, packed in a record per partition (kafkajs's cost is per

@@ -30,7 +30,7 @@ export type VisitHandOff = (
   passed: (run: EncodedVisits, visits: number) => void,
 ) => Promise<void>;
 
-export interface VisitQueueStats {
+interface VisitQueueStats {
   published: number;
   /** Refused because the queue was full. */
   dropped: number;
@@ -43,7 +43,7 @@ export interface VisitQueueStats {
   publishErrors: number;
 }
 
-export interface VisitQueueOptions {
+interface VisitQueueOptions {
   maxSize: number;
   batchMax: number;
   flushIntervalMs: number;

@@ -9,7 +9,7 @@ import type { VisitSpool } from './visit-spool';
 /** Left after the wait for a scrape, to close the connections and exit. */
 const CLOSING_MS = 2000;
 
-export interface StopVisitsOptions {
+interface StopVisitsOptions {
   visits: VisitQueue;
   spool: VisitSpool | undefined;
   config: RedirectConfig;

@@ -30,7 +30,7 @@ const SEGMENT = /^visits-(\d{12})\.spool$/;
 const LOCK = 'owner.pid';
 const NULL_TEXT = 0xffff;
 
-export interface VisitSpoolOptions {
+interface VisitSpoolOptions {
   maxBytes: number;
   /** Visits a recovered run holds at most (the queue's batch). */
   runMax: number;

@@ -1,7 +1,7 @@
 import { CookieJar } from 'tough-cookie';
 import { REQUESTED_WITH_HEADER } from '@shortener/contracts';
 
-export interface StoredCookie {
+interface StoredCookie {
   name: string;
   value: string;
   path: string;

@@ -33,7 +33,7 @@ export interface ComposeFile {
  * ${VAR:?error}, ${VAR?error}, ${VAR:+alternative}, ${VAR+alternative}) with a given
  * environment: the file as `docker compose` would read it.
  */
-export function interpolate(value: string, environment: Record<string, string>): string {
+function interpolate(value: string, environment: Record<string, string>): string {
   return value.replace(
     /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
     (

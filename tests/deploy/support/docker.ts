@@ -22,7 +22,7 @@ export interface Copy {
   destination: string;
 }
 
-export interface Mount {
+interface Mount {
   type: string;
   from?: string;
   source?: string;
@@ -80,7 +80,7 @@ export function copiesOf(stage: Stage): Copy[] {
 }
 
 /** An instruction's leading --flags (`--name=value`, or `--name` alone) and what follows them. */
-export function splitFlags(args: string): { flags: [string, string][]; rest: string } {
+function splitFlags(args: string): { flags: [string, string][]; rest: string } {
   const flags: [string, string][] = [];
   let rest = args.trim();
   for (;;) {

@@ -6,7 +6,7 @@ import { readRepoFile, REPO_ROOT } from './repo';
 // and a runbook an alert (docs/runbooks/<alert, lower case>.md).
 
 export const GUIDE_INDEX = 'docs/operations.md';
-export const PAGES_DIR = 'docs/operations';
+const PAGES_DIR = 'docs/operations';
 export const RUNBOOKS_DIR = 'docs/runbooks';
 
 /** The Markdown files of a folder of the repository, as repository paths. */

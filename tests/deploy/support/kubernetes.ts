@@ -112,7 +112,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'gateway.networking.k8s.io/v1/HTTPRoute': HTTPRoute,
 };
 
-export const OVERLAYS_DIR = path.join(REPO_ROOT, 'k8s/overlays');
+const OVERLAYS_DIR = path.join(REPO_ROOT, 'k8s/overlays');
 
 export function overlays(): string[] {
   return fs

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import { periodic, type PeriodicJob } from '@shortener/chassis';
 
-export interface PartitionLag {
+interface PartitionLag {
   partition: number;
   /** Events on the partition that the group has not committed yet. */
   lag: number;

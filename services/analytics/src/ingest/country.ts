@@ -13,7 +13,7 @@ const COUNTRY_CODE = /^[A-Z]{2}$/;
  * from disk at start-up; nothing is fetched at run time. GEOIP_DATABASE names another
  * MaxMind-format (.mmdb) file with a `country_code` or `country.iso_code` field.
  */
-export function shippedCountryDatabase(): string {
+function shippedCountryDatabase(): string {
   return require.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
 }
 

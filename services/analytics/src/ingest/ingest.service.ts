@@ -30,7 +30,7 @@ export const VISIT_SOURCE = Symbol('VISIT_SOURCE');
 export const VISIT_NOTIFIER = Symbol('VISIT_NOTIFIER');
 
 /** A row PostgreSQL refused for its data, by its index in the rows given, and its reason. */
-export interface RefusedRow {
+interface RefusedRow {
   index: number;
   reason: string;
 }

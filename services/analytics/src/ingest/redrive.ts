@@ -19,7 +19,7 @@ export interface RedriveFilter {
   reason?: string;
 }
 
-export interface RedriveReport {
+interface RedriveReport {
   /** Dead letters read (those on the topic when the re-drive began). */
   read: number;
   /** Sent back to the visits topic (or, with dryRun, that would be), by reason. */

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { commandTime } from '../operator-command';
 
 /** One partition of a rewind: where the group was, where the time points, where it goes. */
-export interface PartitionRewind {
+interface PartitionRewind {
   partition: number;
   /** The group's committed offset before, or null when it had none for the partition. */
   committed: string | null;
@@ -12,7 +12,7 @@ export interface PartitionRewind {
   offset: string;
 }
 
-export interface RewindReport {
+interface RewindReport {
   group: string;
   topic: string;
   /** The time asked for, ISO 8601. */

@@ -35,7 +35,7 @@ function deviceOf(type: string | undefined, browser: string | undefined, bot: bo
  * crawler, spider or externalhit (Googlebot, bingbot, facebookexternalhit), else the
  * product at the start of a User-Agent that does not pose as Mozilla (curl/8.5.0).
  */
-export function botName(userAgent: string): string | null {
+function botName(userAgent: string): string | null {
   const named = /\b([a-z][\w-]*?(?:bot|crawler|spider|externalhit))\b/i.exec(userAgent)?.[1];
   if (named) return named;
   const product = /^([a-z][\w.-]*)\//i.exec(userAgent)?.[1];

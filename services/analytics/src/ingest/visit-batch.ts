@@ -19,7 +19,7 @@ export interface Incoming<Origin> {
 }
 
 /** One of the events of a packed record (see @shortener/contracts' visit-record). */
-export interface RecordPart {
+interface RecordPart {
   /** Its place in the record, from 1. */
   index: number;
   count: number;
@@ -31,7 +31,7 @@ export interface RecordPart {
  * Where an event came from: its source's origin and, when a packed record carried it with
  * others, which of them it is, so that it alone can be dead-lettered.
  */
-export interface EventOrigin<Origin> {
+interface EventOrigin<Origin> {
   origin: Origin;
   part?: RecordPart;
 }
@@ -41,7 +41,7 @@ export interface Unstored<Origin> extends EventOrigin<Origin> {
   reason: string;
 }
 
-export interface BatchPlan<Origin> {
+interface BatchPlan<Origin> {
   visits: VisitRow[];
   /** Where each visit came from, by the visit's index. */
   origins: EventOrigin<Origin>[];
@@ -74,7 +74,7 @@ export interface VisitEnrichment {
 }
 
 /** Events parsed and checked, with where each came from. */
-export interface ParsedBatch<Origin> {
+interface ParsedBatch<Origin> {
   events: VisitEvent[];
   origins: EventOrigin<Origin>[];
   rejected: Unstored<Origin>[];
@@ -180,7 +180,7 @@ class BatchParser<Origin> {
  * both); a message that cannot be read is refused whole, an event of a readable record that
  * fails its check is refused alone.
  */
-export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
+function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): ParsedBatch<Origin> {
   const parser = new BatchParser<Origin>();
   for (const item of incoming) parser.add(item);
   return parser.parsed;
@@ -191,7 +191,7 @@ export function parseBatch<Origin>(incoming: readonly Incoming<Origin>[]): Parse
  * milliseconds of work, so that I/O waiting meanwhile (the statements of the batch before,
  * being stored) is answered promptly rather than after the whole batch.
  */
-export const PLAN_SLICE_EVENTS = 250;
+const PLAN_SLICE_EVENTS = 250;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -224,7 +224,7 @@ export function planBatch<Origin>(
 }
 
 /** The rows of a parsed batch (see planBatch). */
-export function planParsed<Origin>(
+function planParsed<Origin>(
   { events, origins, rejected }: ParsedBatch<Origin>,
   enrich: VisitEnrichment,
 ): BatchPlan<Origin> {
@@ -272,7 +272,7 @@ class EventPlanner {
  * Rows for valid events, an event repeated inside the batch once; `sources` holds, for each
  * row, the index of the event it came from.
  */
-export function planEvents(
+function planEvents(
   events: readonly VisitEvent[],
   enrich: VisitEnrichment,
 ): { visits: VisitRow[]; repeated: number; sources: number[] } {

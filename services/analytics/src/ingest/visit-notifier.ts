@@ -19,7 +19,7 @@ export interface VisitNotifier {
 }
 
 /** A stored visit as the live stream shows it. */
-export function liveVisit(row: VisitRow): LiveVisit {
+function liveVisit(row: VisitRow): LiveVisit {
   return {
     _id: row.id,
     createdAt: new Date(row.timestamp).toISOString(),

@@ -30,7 +30,7 @@ export function copyBudgetMs(source: NodeJS.ProcessEnv = process.env): number {
 const LOCK_TRIES = 60;
 
 /** One step that locked the visits table: how long it waited for the lock, how long it held it. */
-export interface LockStep {
+interface LockStep {
   step: string;
   waitedMs: number;
   heldMs: number;

@@ -9,7 +9,7 @@ import { previousWindow, statsWindow, topList, type StatsWindow } from './stats-
 type SeriesPoint = LinkStats['series'][number];
 type Queryable = Pick<EntityManager, 'query'>;
 
-export interface ExportedVisit {
+interface ExportedVisit {
   id: string;
   created_at: Date;
   ip_address: string;

@@ -28,7 +28,7 @@ export interface RolledVisit {
  * link, then hour or day, dimension and value, so that two transactions raising the same rows
  * take their row locks in the same order.
  */
-export interface Rollups {
+interface Rollups {
   /** visit_hours: per link and hour. */
   hours: {
     urlIds: string[];

@@ -111,7 +111,7 @@ const ID_SLICE = 10_000;
  * Drops a month of raw visits: detached first (a late event is then refused, not half-stored),
  * its ids out of `visit_ids` in slices, then the table; the next round finishes a broken drop.
  */
-export async function dropMonth(
+async function dropMonth(
   db: Queryable,
   transact: Transact,
   table: { name: string; attached: boolean },

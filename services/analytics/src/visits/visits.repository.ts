@@ -5,7 +5,7 @@ import { visitReferrer } from '../ingest/visit-batch';
 import { connected } from './analytics-database';
 import type { VisitCursor } from './visit-cursor';
 
-export interface StoredVisit {
+interface StoredVisit {
   visit: Visit;
   cursor: VisitCursor;
 }

@@ -9,7 +9,7 @@ import type { AuthConfig } from '../config';
 import { toSessionUser } from '../users/users.service';
 import { hashSessionId, isSessionId, newSessionId } from './session-id';
 
-export interface NewSession {
+interface NewSession {
   id: string;
   expiresAt: Date;
 }

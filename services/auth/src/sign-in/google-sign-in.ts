@@ -6,7 +6,7 @@ import { identityFromUserinfo, type GoogleIdentity } from '../users/google-ident
 import { CookieStateStore, type SignInState } from './sign-in-state.store';
 
 /** Where one step of the OAuth flow ends. */
-export type SignInOutcome =
+type SignInOutcome =
   /** Send the browser to the provider. */
   | { kind: 'redirect'; url: string }
   /** The provider vouched for this identity. */

@@ -1,5 +1,5 @@
 /** Local users live beside Google's, never colliding with a Google subject id. */
-export const LOCAL_PREFIX = 'local:';
+const LOCAL_PREFIX = 'local:';
 const MAX_NAME = 60;
 
 /**
@@ -22,7 +22,7 @@ export interface LocalIdentity {
   fullName: string;
 }
 
-export type LocalName = { ok: true; identity: LocalIdentity } | { ok: false; message: string };
+type LocalName = { ok: true; identity: LocalIdentity } | { ok: false; message: string };
 
 /**
  * The account key of a local name: compatibility forms folded (NFKC: full-width letters,
@@ -40,7 +40,7 @@ export function localAccountKey(name: string): string {
  * The key local accounts had before look-alikes were folded: the lower-cased name. An
  * account made then is still found under it, by its own spelling only.
  */
-export function legacyLocalAccountKey(name: string): string {
+function legacyLocalAccountKey(name: string): string {
   return `${LOCAL_PREFIX}${name.toLowerCase()}`;
 }
 

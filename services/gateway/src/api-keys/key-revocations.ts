@@ -21,7 +21,7 @@ export interface KeyRevocations {
   onResumed(listener: () => void): void;
 }
 
-export const KEY_REVOCATION_CHANNEL = 'api-keys:revoked';
+const KEY_REVOCATION_CHANNEL = 'api-keys:revoked';
 
 /**
  * Revocations over Redis pub/sub, listening only once Redis confirms the subscription; anything

@@ -42,7 +42,7 @@ const NOT_BUILT = `<!doctype html>
  * `loggedIn` cookie), so that they paint before their script arrives; elsewhere the app's
  * empty page, whose router renders the page in the browser.
  */
-export function pageFor(requestPath: string, cookies: Record<string, unknown> | undefined): string {
+function pageFor(requestPath: string, cookies: Record<string, unknown> | undefined): string {
   return webAppPage(requestPath, cookies?.[LOGGED_IN_COOKIE] === 'true');
 }
 

@@ -4,7 +4,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import swaggerUi from 'swagger-ui-express';
 import { buildOpenApiDocument } from './openapi.document';
 
-export const OPENAPI_JSON_PATH = `${API_DOCS_PATH}/openapi.json`;
+const OPENAPI_JSON_PATH = `${API_DOCS_PATH}/openapi.json`;
 
 /** The API description as JSON, and Swagger UI to read and try it. */
 @Injectable()

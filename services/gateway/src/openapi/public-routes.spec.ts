@@ -4,14 +4,14 @@ import { publicApi, type PublicRoute } from '@shortener/contracts';
 import { inProcess } from '@shortener/chassis';
 import { AppModule } from '../app.module';
 import { InProcessKeyRevocations } from '../api-keys/key-revocations';
-import { MemoryRateLimiter } from '../rate-limit/memory-rate-limiter';
+import { memoryRateLimiters } from '../rate-limit/memory-rate-limiters';
 import { OptionalSessionGuard, SignedInGuard } from '../session/session.guards';
 import { ApiRoute } from '../edge/api-route.decorator';
 import { ApiKeyGuard } from '../api-keys/api-key.guard';
 
 const application = () =>
   AppModule.forRoot({
-    rateLimits: inProcess(new MemoryRateLimiter()),
+    rateLimits: inProcess(memoryRateLimiters),
     liveVisits: inProcess({ subscribe: () => () => undefined }),
     keyRevocations: inProcess(new InProcessKeyRevocations()),
   });

@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
+import { RATE_LIMITERS, type RateLimiters } from './rate-limiter';
 import { RateLimitService } from './rate-limit.service';
 import { ShortenRateLimitGuard } from './shorten-rate-limit.guard';
 
@@ -7,14 +7,14 @@ import { ShortenRateLimitGuard } from './shorten-rate-limit.guard';
 @Module({})
 export class RateLimitModule {
   /**
-   * Counts with the limiter the process chose: Redis, shared by every replica (in this process
+   * Counts with the limiters the process chose: Redis, shared by every replica (in this process
    * while Redis is away), or memory when the gateway runs in the embedded mode.
    */
-  static forRoot(limiter: RateLimiter): DynamicModule {
+  static forRoot(limiters: RateLimiters): DynamicModule {
     return {
       module: RateLimitModule,
       providers: [
-        { provide: RATE_LIMITER, useValue: limiter },
+        { provide: RATE_LIMITERS, useValue: limiters },
         RateLimitService,
         ShortenRateLimitGuard,
       ],

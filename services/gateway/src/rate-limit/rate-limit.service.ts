@@ -1,9 +1,10 @@
 import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
-import { RATE_LIMITER, type RateLimiter } from './rate-limiter';
+import { RATE_LIMITERS, type RateLimitCounter, type RateLimiters } from './rate-limiter';
 
 /** What is limited, each with its own count per client. */
 export type RateLimitBucket =
@@ -21,7 +22,7 @@ interface Policy {
 
 const seconds = (count: number): string => `${count} second${count === 1 ? '' : 's'}`;
 
-function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
+function policiesOf(config: GatewayConfig): Record<RateLimitBucket, Policy> {
   return {
     api: {
       limit: config.API_RATE_LIMIT,
@@ -61,22 +62,31 @@ function policies(config: GatewayConfig): Record<RateLimitBucket, Policy> {
 
 /**
  * Applies the configured limits: past one, Retry-After and a message the page shows, with
- * 429 (403 for shortening, see Policy.status). While Redis is away the limiter counts in this process (FallbackRateLimiter);
- * should a limiter still fail, requests pass: the limiter protects the service, it must
- * not become the reason it is down.
+ * 429 (403 for shortening, see Policy.status). While Redis is away the limits are counted in
+ * this process (redisRateLimiters); should a counter still fail, requests pass: the limiter
+ * protects the service, it must not become the reason it is down.
  */
 @Injectable()
 export class RateLimitService {
   private readonly policies: Record<RateLimitBucket, Policy>;
-  private readonly windowMs: number;
+  private readonly counters: Record<RateLimitBucket, RateLimitCounter>;
 
   constructor(
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(RATE_LIMITERS) limiters: RateLimiters,
     @Inject(SERVICE_CONFIG) config: GatewayConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
-    this.policies = policies(config);
-    this.windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
+    this.policies = policiesOf(config);
+    this.counters = Object.fromEntries(
+      Object.entries(this.policies).map(([bucket, policy]) => [
+        bucket,
+        limiters.counter({
+          keyPrefix: bucket,
+          points: policy.limit,
+          duration: config.RATE_LIMIT_WINDOW_SECONDS,
+        }),
+      ]),
+    ) as Record<RateLimitBucket, RateLimitCounter>;
   }
 
   /**
@@ -85,15 +95,9 @@ export class RateLimitService {
    */
   async enforce(bucket: RateLimitBucket, subject: string, res: Response): Promise<void> {
     const policy = this.policies[bucket];
-    let decision;
-    try {
-      decision = await this.limiter.hit(`${bucket}:${subject}`, policy.limit, this.windowMs);
-    } catch (error) {
-      this.logger.warn({ err: String(error), bucket }, 'rate limit not checked');
-      return;
-    }
-    if (decision.allowed) return;
-    const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
+    const counted = await this.count(bucket, subject, 1);
+    if (!counted || counted.consumedPoints <= policy.limit) return;
+    const wait = waitSeconds(counted);
     res.setHeader('retry-after', String(wait));
     throw new HttpException({ message: policy.message(wait) }, policy.status);
   }
@@ -101,7 +105,7 @@ export class RateLimitService {
   /**
    * Counts `count` requests of `subject` at once (the links of a bulk call) and answers how
    * many are within the limit, with the message for the others; Retry-After is set when
-   * some are not. A limiter that fails grants them all, as enforce lets a request pass.
+   * some are not. A counter that fails grants them all, as enforce lets a request pass.
    */
   async grant(
     bucket: RateLimitBucket,
@@ -110,15 +114,31 @@ export class RateLimitService {
     res: Response,
   ): Promise<{ granted: number; refusal: string }> {
     const policy = this.policies[bucket];
-    let decision;
+    const counted = await this.count(bucket, subject, count);
+    if (!counted) return { granted: count, refusal: '' };
+    const before = counted.consumedPoints - count;
+    const granted = Math.min(count, Math.max(0, policy.limit - before));
+    const wait = waitSeconds(counted);
+    if (granted < count) res.setHeader('retry-after', String(wait));
+    return { granted, refusal: policy.message(wait) };
+  }
+
+  /** The bucket's count after these, or undefined when it could not be counted. */
+  private async count(
+    bucket: RateLimitBucket,
+    subject: string,
+    points: number,
+  ): Promise<RateLimiterRes | undefined> {
     try {
-      decision = await this.limiter.hit(`${bucket}:${subject}`, policy.limit, this.windowMs, count);
+      return await this.counters[bucket].consume(subject, points);
     } catch (error) {
+      // rate-limiter-flexible rejects with the count when it is past the limit.
+      if (error instanceof RateLimiterRes) return error;
       this.logger.warn({ err: String(error), bucket }, 'rate limit not checked');
-      return { granted: count, refusal: '' };
+      return undefined;
     }
-    const wait = Math.max(1, Math.ceil(decision.resetInMs / 1000));
-    if (decision.granted < count) res.setHeader('retry-after', String(wait));
-    return { granted: decision.granted, refusal: policy.message(wait) };
   }
 }
+
+const waitSeconds = (counted: RateLimiterRes): number =>
+  Math.max(1, Math.ceil(counted.msBeforeNext / 1000));

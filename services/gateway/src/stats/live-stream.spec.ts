@@ -10,7 +10,7 @@ import {
   type LiveStream,
   type LiveStreamOptions,
 } from './live-stream';
-import { FakeResponse, fakeFeed as feed, aLiveVisit as visit } from './live-fakes';
+import { FakeResponse, fakeFeed as feed, aLiveVisit as visit } from '@shortener/testkit';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -3,9 +3,9 @@ import { LIVE_END_REASONS, LIVE_EVENTS, type LiveEndReason } from '@shortener/co
 import type { LiveVisitFeed } from './live-visits';
 
 /** A comment line every so often, so proxies and browsers keep an idle stream open. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /** How soon a browser reconnects after the stream drops (a gateway restart, say). */
-export const RECONNECT_MS = 2000;
+const RECONNECT_MS = 2000;
 
 /** What became of a stream that fell behind: it caught up (and was told to refetch), or was cut. */
 export type LagOutcome = 'refetch' | 'cut';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import { createMetrics } from '@shortener/chassis';
 import { LIVE_END_REASONS } from '@shortener/contracts';
-import { FakeResponse, fakeFeed } from './live-fakes';
+import { FakeResponse, fakeFeed } from '@shortener/testkit';
 import { LIVE_STREAM_MESSAGES, LiveStreams } from './live-streams';
 
 function streams(perUser: number, perInstance: number) {

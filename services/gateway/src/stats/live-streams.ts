@@ -6,7 +6,7 @@ import { startAtZero, type ServiceMetrics } from '@shortener/chassis';
 import { streamVisits, type LagOutcome, type LiveStream } from './live-stream';
 import type { LiveVisitFeed } from './live-visits';
 
-export interface LiveStreamsOptions {
+interface LiveStreamsOptions {
   feed: LiveVisitFeed;
   /** Streams one user may hold on this instance. */
   perUser: number;
@@ -17,7 +17,7 @@ export interface LiveStreamsOptions {
   metrics: ServiceMetrics;
 }
 
-export interface OpenStream {
+interface OpenStream {
   userId: string;
   urlID: string;
   /** Throws (404, say) unless the user may watch the link; the stream's place is held meanwhile. */

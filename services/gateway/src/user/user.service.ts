@@ -22,7 +22,7 @@ import { byVisits, decodeVisitsCursor, encodeVisitsCursor } from './visits-curso
 const COUNTS_PER_CALL = 1000;
 
 /** A page of the user's links with their visit counts, and where the next one starts. */
-export interface LinksPage {
+interface LinksPage {
   urls: ShortLink[];
   nextCursor: string | null;
   /** How many links the listing holds in all; null when the links service did not say. */

@@ -12,7 +12,7 @@ import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
 import { ownedLink } from '../backends/owned-link';
 
-export interface VisitorsPage {
+interface VisitorsPage {
   visits: VisitorsResponse;
   nextCursor: string | null;
 }

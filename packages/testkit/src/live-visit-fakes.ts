@@ -1,7 +1,8 @@
-// Stand-ins for the unit tests of the live streams (not used by the gateway itself).
+// Stand-ins for the unit tests of the gateway's live streams.
 import { EventEmitter } from 'node:events';
 import type { LiveVisit, StoredVisits } from '@shortener/contracts';
-import type { LiveVisitFeed, StoredVisitsListener } from './live-visits';
+
+type StoredVisitsListener = (batch: StoredVisits) => void;
 
 /** Just what streamVisits uses of a ServerResponse, recorded. */
 export class FakeResponse extends EventEmitter {
@@ -31,14 +32,14 @@ export class FakeResponse extends EventEmitter {
 export function fakeFeed() {
   const listeners = new Map<string, Set<StoredVisitsListener>>();
   const removals: Array<(urlID: string) => void> = [];
-  const value: LiveVisitFeed = {
-    subscribe(urlID, listener) {
+  const value = {
+    subscribe(urlID: string, listener: StoredVisitsListener) {
       const set = listeners.get(urlID) ?? new Set();
       set.add(listener);
       listeners.set(urlID, set);
       return () => set.delete(listener);
     },
-    onLinkRemoved: (listener) => removals.push(listener),
+    onLinkRemoved: (listener: (urlID: string) => void) => removals.push(listener),
   };
   return {
     value,
