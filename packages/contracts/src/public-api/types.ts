@@ -9,17 +9,14 @@ import {
 } from '../api';
 import { bulkLinksResponseSchema } from '../api-requests';
 import { shortLinkSchema } from '../links';
+import type { NamedSchema } from '../page-routes';
 import { apiKeysSchema, createdApiKeySchema, type ApiKeyScope } from '../api-keys';
 import { linkStatsSchema, liveVisitSchema } from '../stats';
 
 /** The value of X-Requested-With every call carries (the CSRF defence). */
 export const REQUESTED_WITH_VALUE = 'XMLHttpRequest';
 
-/** A schema the description names (under components/schemas). */
-export interface NamedSchema {
-  readonly name: string;
-  readonly schema: z.ZodType;
-}
+export type { NamedSchema } from '../page-routes';
 
 export interface PublicAnswer {
   readonly description: string;
