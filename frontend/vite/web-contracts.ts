@@ -33,6 +33,7 @@ const CONSTANTS = [
   'ALIAS_MAX_LENGTH',
   'ALIAS_MESSAGES',
   'WEB_APP_PAGES',
+  'SHORT_LINK_PREFIX',
 ] as const satisfies readonly (keyof typeof Contracts)[];
 
 /** The answers the web app reads, each checked against its schema's JSON Schema. */

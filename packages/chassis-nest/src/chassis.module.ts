@@ -8,6 +8,7 @@ import {
   requestIdFrom,
   type ServiceMetrics,
 } from '@shortener/chassis';
+import { OPS_PATHS } from '@shortener/contracts';
 import {
   LIFECYCLE,
   READINESS_CHECKS,
@@ -27,8 +28,6 @@ export interface ChassisOptions {
   lifecycle: Lifecycle;
   readiness: ReadinessChecks;
 }
-
-const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Global providers every Nest service shares: its validated config, its logger (request logs
@@ -50,7 +49,7 @@ export class ChassisModule {
               res.setHeader(REQUEST_ID_HEADER, id);
               return id;
             },
-            autoLogging: { ignore: (req) => QUIET_PATHS.has(pathOf(req.url ?? '')) },
+            autoLogging: { ignore: (req) => OPS_PATHS.has(pathOf(req.url ?? '')) },
             serializers: {
               // The path only: a query carries what must not be logged (the URL being
               // shortened, OAuth codes and states).

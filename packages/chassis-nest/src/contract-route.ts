@@ -45,14 +45,21 @@ type AnswerBody<Answer> = Answer extends z.ZodUndefined
       ? z.output<Answer['body']['schema']>
       : void;
 
-/** What a handler bound to `Entry` returns: the body of the entry's success (2xx) answer. */
+type Success<Entry extends ContractEntry> = Extract<keyof Entry['answers'], SuccessStatus>;
+
+/**
+ * What a handler bound to `Entry` returns: the body of the entry's success (2xx) answer;
+ * nothing for a route that only redirects.
+ */
 export type RouteAnswer<Entry extends ContractEntry> = number extends keyof Entry['answers']
   ? unknown // an entry typed as any entry: nothing to check against
-  : Entry extends { streams?: infer Media } // an internal endpoint's stream
-    ? [Media] extends [string]
-      ? void
-      : AnswerBody<Entry['answers'][Extract<keyof Entry['answers'], SuccessStatus>]>
-    : AnswerBody<Entry['answers'][Extract<keyof Entry['answers'], SuccessStatus>]>;
+  : [Success<Entry>] extends [never]
+    ? void
+    : Entry extends { streams?: infer Media } // an internal endpoint's stream
+      ? [Media] extends [string]
+        ? void
+        : AnswerBody<Entry['answers'][Success<Entry>]>
+      : AnswerBody<Entry['answers'][Success<Entry>]>;
 
 /** A handler that answers as its entry says, at once or later. */
 export type RouteHandler<Entry extends ContractEntry> = (
@@ -89,12 +96,16 @@ export function nestPath(entry: ContractEntry): string {
   return path.length > 1 ? path.replace(/\/$/, '') : path;
 }
 
-/** The status of the entry's success answer: its first 2xx. */
+/**
+ * The status of the entry's success answer: its first 2xx, or for a route that only
+ * redirects (sign-in's), its first 3xx.
+ */
 export function successStatus(entry: ContractEntry): number {
-  const status = Object.keys(entry.answers)
-    .map(Number)
-    .find((code) => code >= 200 && code < 300);
-  if (status === undefined) throw new Error(`${nestPath(entry)}: no 2xx answer`);
+  const statuses = Object.keys(entry.answers).map(Number);
+  const status =
+    statuses.find((code) => code >= 200 && code < 300) ??
+    statuses.find((code) => code >= 300 && code < 400);
+  if (status === undefined) throw new Error(`${nestPath(entry)}: no 2xx or 3xx answer`);
   return status;
 }
 
