@@ -25,6 +25,7 @@ export declare const LINKS_SORTS: typeof contracts.LINKS_SORTS;
 export declare const ALIAS_MAX_LENGTH: typeof contracts.ALIAS_MAX_LENGTH;
 export declare const ALIAS_MESSAGES: typeof contracts.ALIAS_MESSAGES;
 export declare const WEB_APP_PAGES: typeof contracts.WEB_APP_PAGES;
+export declare const SHORT_LINK_PREFIX: typeof contracts.SHORT_LINK_PREFIX;
 
 export declare const userDataSchema: WebSchemaOf<typeof contracts.userDataSchema>;
 export declare const linksResponseSchema: WebSchemaOf<typeof contracts.linksResponseSchema>;

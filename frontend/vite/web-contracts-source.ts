@@ -56,6 +56,7 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
       'ALIAS_MAX_LENGTH',
       'ALIAS_MESSAGES',
       'WEB_APP_PAGES',
+      'SHORT_LINK_PREFIX',
     ],
     schemas: [
       'userDataSchema',

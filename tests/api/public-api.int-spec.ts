@@ -492,6 +492,7 @@ describe('the public API', () => {
         '/api/stats/{urlID}/visits.csv',
         '/api/user',
         '/api/visitors/{urlID}',
+        '/r/{code}',
       ]);
       const ui = await fetch(`${stack.url}/api/docs/`);
       expect(ui.status).toBe(200);

@@ -1,3 +1,5 @@
+import { SHORT_LINK_PREFIX } from '@shortener/contracts/web';
+
 /** A host with a dot in it, an optional port, then a path, query or fragment or nothing. */
 const BARE_DOMAIN = /^[^\s/?#:@]+\.[^\s/?#:@]+(?::\d+)?(?:[/?#]\S*)?$/;
 
@@ -14,9 +16,9 @@ export function toAbsoluteUrl(text: string): string | null {
   return isWebUrl(absolute) ? absolute : null;
 }
 
-/** Short links resolve at {origin}/r/{code}. */
+/** Short links resolve at {origin}/r/{code} (the short link's contract entry). */
 export function shortLinkFor(code: string, origin: string = window.location.origin): string {
-  return `${origin}/r/${code}`;
+  return `${origin}${SHORT_LINK_PREFIX}${code}`;
 }
 
 /** Splits a URL at its first '?' so the query can be shown apart from the rest. */

@@ -93,6 +93,20 @@ export async function startNestService<Config extends NestServiceConfig, A exten
     readinessChecks(definition.checks?.(config) ?? [], adapters),
   );
 
+  // One implementation of the ops routes: OpsController delegates to it on the service's
+  // port, and with OPS_PORT it answers /readyz and /metrics on its own port.
+  const ops = opsRoutes(
+    definition.name,
+    {
+      registry: metrics.registry,
+      // The list itself, not a copy: modules built with the app add to it.
+      checks: readiness.list,
+      isShuttingDown: () => lifecycle.shuttingDown,
+    },
+    config,
+    logger,
+  );
+
   const bodies = definition.bodies ?? {};
   const root: DynamicModule = {
     module: class ServiceRootModule {},
@@ -104,6 +118,7 @@ export async function startNestService<Config extends NestServiceConfig, A exten
         metrics,
         lifecycle,
         readiness,
+        ops,
       }),
       ...(bodies
         ? [RequestBodyModule.forRoot({ kinds: ['json'], limit: DEFAULT_BODY_LIMIT, ...bodies })]
@@ -154,18 +169,7 @@ export async function startNestService<Config extends NestServiceConfig, A exten
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port: boundPort }, `${definition.name} listening on port ${boundPort}`);
-  // With OPS_PORT, /readyz and /metrics move to their own port (OpsController then
-  // refuses them on this one).
-  const ops = opsRoutes(
-    definition.name,
-    {
-      registry: metrics.registry,
-      checks: config.OPS_PORT === undefined ? [] : readiness.list,
-      isShuttingDown: () => lifecycle.shuttingDown,
-    },
-    config,
-    logger,
-  );
+  // With OPS_PORT, /readyz and /metrics move to their own port (refused on this one).
   await ops.listen();
 
   const shutdown = onShutdown({

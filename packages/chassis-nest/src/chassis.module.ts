@@ -6,10 +6,13 @@ import {
   pathOf,
   REQUEST_ID_HEADER,
   requestIdFrom,
+  type OpsRoutes,
   type ServiceMetrics,
 } from '@shortener/chassis';
+import { OPS_PATHS } from '@shortener/contracts';
 import {
   LIFECYCLE,
+  OPS_ROUTES,
   READINESS_CHECKS,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
@@ -26,14 +29,13 @@ export interface ChassisOptions {
   metrics: ServiceMetrics;
   lifecycle: Lifecycle;
   readiness: ReadinessChecks;
+  ops: OpsRoutes;
 }
-
-const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Global providers every Nest service shares: its validated config, its logger (request logs
  * carry the request id, taken from X-Request-ID or made here), metrics, lifecycle state and
- * the nonces of the internal tokens taken, and the readiness checks.
+ * the nonces of the internal tokens taken, the readiness checks and the ops routes.
  */
 @Global()
 @Module({})
@@ -50,7 +52,7 @@ export class ChassisModule {
               res.setHeader(REQUEST_ID_HEADER, id);
               return id;
             },
-            autoLogging: { ignore: (req) => QUIET_PATHS.has(pathOf(req.url ?? '')) },
+            autoLogging: { ignore: (req) => OPS_PATHS.has(pathOf(req.url ?? '')) },
             serializers: {
               // The path only: a query carries what must not be logged (the URL being
               // shortened, OAuth codes and states).
@@ -71,6 +73,7 @@ export class ChassisModule {
         { provide: LIFECYCLE, useValue: options.lifecycle },
         { provide: USED_NONCES, useValue: new UsedNonces() },
         { provide: READINESS_CHECKS, useValue: options.readiness },
+        { provide: OPS_ROUTES, useValue: options.ops },
       ],
       exports: [
         SERVICE_CONFIG,
@@ -79,6 +82,7 @@ export class ChassisModule {
         LIFECYCLE,
         USED_NONCES,
         READINESS_CHECKS,
+        OPS_ROUTES,
       ],
     };
   }

@@ -12,17 +12,69 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { InternalEndpoint, PublicRoute, RouteParams } from '@shortener/contracts';
+import type {
+  InternalEndpoint,
+  NamedSchema,
+  PageRoute,
+  PublicRoute,
+  RouteParams,
+} from '@shortener/contracts';
 import { InternalAuthGuard } from './internal-auth.guard';
 
 /**
- * A handler bound to its contract entry (`publicApi` or `internalApi` of
- * @shortener/contracts): the entry gives the method, the path, the success status and the
- * schemas of the query and the body, so a route is written once, in its entry.
+ * A handler bound to its contract entry (`publicApi`, `internalApi`, `signInApi`, `opsApi` of
+ * @shortener/contracts): the entry gives the method, the path, the success status, the
+ * schemas of the query and the body and the type of what the handler returns, so a route is
+ * written once, in its entry.
  */
 
-/** What a handler can be bound to: an entry of the public or the internal API. */
-export type ContractEntry = PublicRoute | InternalEndpoint;
+/** What a handler can be bound to: an entry of the public or the internal API, or a page's. */
+export type ContractEntry = PublicRoute | InternalEndpoint | PageRoute;
+
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206;
+
+/**
+ * What a handler returns for an answer: the JSON its schema outputs, or nothing for an answer
+ * without a body (a 204) or one the handler writes itself (a stream, a page, through @Res()).
+ */
+type AnswerBody<Answer> = Answer extends z.ZodUndefined
+  ? void
+  : Answer extends z.ZodType
+    ? z.output<Answer>
+    : Answer extends { body: NamedSchema }
+      ? z.output<Answer['body']['schema']>
+      : void;
+
+type Success<Entry extends ContractEntry> = Extract<keyof Entry['answers'], SuccessStatus>;
+
+/**
+ * What a handler bound to `Entry` returns: the body of the entry's success (2xx) answer;
+ * nothing for a route that only redirects.
+ */
+export type RouteAnswer<Entry extends ContractEntry> = number extends keyof Entry['answers']
+  ? unknown // an entry typed as any entry: nothing to check against
+  : [Success<Entry>] extends [never]
+    ? void
+    : Entry extends { streams?: infer Media } // an internal endpoint's stream
+      ? [Media] extends [string]
+        ? void
+        : AnswerBody<Entry['answers'][Success<Entry>]>
+      : AnswerBody<Entry['answers'][Success<Entry>]>;
+
+/** A handler that answers as its entry says, at once or later. */
+export type RouteHandler<Entry extends ContractEntry> = (
+  ...args: never[]
+) => RouteAnswer<Entry> | Promise<RouteAnswer<Entry>>;
+
+/**
+ * A decorator of handlers bound to `Entry`: a method whose return type is not the entry's
+ * answer does not compile (the decorator cannot be applied to it).
+ */
+export type RouteDecorator<Entry extends ContractEntry> = <Method extends RouteHandler<Entry>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<Method>,
+) => void;
 
 /** How an input the entry's schemas refuse is answered, from the first problem found. */
 export type Refusal = (issue: z.core.$ZodIssue) => HttpException;
@@ -44,12 +96,16 @@ export function nestPath(entry: ContractEntry): string {
   return path.length > 1 ? path.replace(/\/$/, '') : path;
 }
 
-/** The status of the entry's success answer: its first 2xx. */
+/**
+ * The status of the entry's success answer: its first 2xx, or for a route that only
+ * redirects (sign-in's), its first 3xx.
+ */
 export function successStatus(entry: ContractEntry): number {
-  const status = Object.keys(entry.answers)
-    .map(Number)
-    .find((code) => code >= 200 && code < 300);
-  if (status === undefined) throw new Error(`${nestPath(entry)}: no 2xx answer`);
+  const statuses = Object.keys(entry.answers).map(Number);
+  const status =
+    statuses.find((code) => code >= 200 && code < 300) ??
+    statuses.find((code) => code >= 300 && code < 400);
+  if (status === undefined) throw new Error(`${nestPath(entry)}: no 2xx or 3xx answer`);
   return status;
 }
 
@@ -90,7 +146,10 @@ function queryFromStrings(schema: z.ZodObject): z.ZodType {
  * internal-token guard for an internal endpoint. `refuse` answers a query or body the
  * entry's schemas refuse (by default 400 with the problem's message).
  */
-export function Route(entry: ContractEntry, refuse: Refusal = badRequest): MethodDecorator {
+export function Route<const Entry extends ContractEntry>(
+  entry: Entry,
+  refuse: Refusal = badRequest,
+): RouteDecorator<Entry> {
   const binding: Binding = {
     entry,
     refuse,

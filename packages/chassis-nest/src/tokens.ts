@@ -5,6 +5,8 @@ export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
 export const SERVICE_LOGGER = Symbol('SERVICE_LOGGER');
 export const SERVICE_METRICS = Symbol('SERVICE_METRICS');
 export const LIFECYCLE = Symbol('LIFECYCLE');
+/** The service's `OpsRoutes` (of @shortener/chassis): what answers /healthz, /readyz, /metrics. */
+export const OPS_ROUTES = Symbol('OPS_ROUTES');
 /** The service's `ReadinessChecks`: what /readyz runs. */
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { opsApi } from '@shortener/contracts';
 import { ConfigError } from './config';
 import { dependencyMetric, throttledReadiness, type ReadinessCheck } from './readiness';
 
@@ -60,9 +61,10 @@ export interface OpsRoutes {
 }
 
 /**
- * /healthz, /readyz and /metrics for a service: on its own port for loopback callers, or on
- * a separate ops port (a small node:http listener) when OPS_PORT is set. /readyz is
- * throttled: a flood of calls costs at most one round of checks a second.
+ * /healthz, /readyz and /metrics (opsApi) for a service, the one implementation of them: on
+ * its own port for loopback callers (the redirect's server calls `handle`, a Nest service's
+ * ops handlers do), or on a separate ops port (a small node:http listener) when OPS_PORT is
+ * set. /readyz is throttled: a flood of calls costs at most one round of checks a second.
  */
 export function opsRoutes(
   service: string,
@@ -78,13 +80,13 @@ export function opsRoutes(
 
   const answer = (req: IncomingMessage, res: ServerResponse, everything: boolean): boolean => {
     const path = req.url?.split('?', 1)[0];
-    if (path === '/healthz') {
+    if (path === opsApi.health.path) {
       sendJson(res, 200, { status: 'ok' });
       return true;
     }
-    if (path !== '/readyz' && path !== '/metrics') return false;
+    if (path !== opsApi.ready.path && path !== opsApi.metrics.path) return false;
     if (!everything && !opsServedOnMainPort(req, config)) return false;
-    if (path === '/readyz') {
+    if (path === opsApi.ready.path) {
       void readiness(ops.isShuttingDown()).then((report) =>
         sendJson(res, report.ready ? 200 : 503, report),
       );

@@ -1,6 +1,7 @@
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { Gauge, type Registry } from 'prom-client';
+import { opsApi } from '@shortener/contracts';
 
 export interface ReadinessCheck {
   /** What is checked, as it appears in the /readyz body: 'postgres', 'redis', 'kafka'... */
@@ -150,7 +151,7 @@ export function dependencyMetric(registry: Registry): (report: ReadinessReport) 
  * its outage to every caller). node:http, not fetch, which would load undici for nothing.
  */
 export function serviceAlive(name: string, baseUrl: string, timeoutMs = 1500): ReadinessCheck {
-  const url = new URL('/healthz', baseUrl);
+  const url = new URL(opsApi.health.path, baseUrl);
   const get = url.protocol === 'https:' ? httpsGet : httpGet;
   return {
     name,

@@ -33,5 +33,7 @@ export * from './sessions';
 export * from './api-requests';
 export * from './api-keys';
 export * from './public-api';
+export * from './page-routes';
+export * from './short-link-route';
 export * from './stats';
 export * from './web-pages';

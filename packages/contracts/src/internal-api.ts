@@ -42,6 +42,7 @@ export interface InternalEndpoint<
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   Body extends z.ZodType | undefined = z.ZodType | undefined,
   Answers extends InternalAnswers = InternalAnswers,
+  Streams extends string | undefined = string | undefined,
 > {
   /** The service that serves it. */
   readonly service: InternalService;
@@ -55,7 +56,7 @@ export interface InternalEndpoint<
    * Set for an endpoint whose success answer is a stream of this media type, not JSON (see
    * InternalClient.stream); its other answers are JSON as usual.
    */
-  readonly streams?: string;
+  readonly streams?: Streams;
 }
 
 /** The `:name` parameters of a route. */
@@ -88,6 +89,7 @@ function endpoint<
   Answers extends InternalAnswers,
   Query extends z.ZodObject | undefined = undefined,
   Body extends z.ZodType | undefined = undefined,
+  const Streams extends string | undefined = undefined,
 >(description: {
   service: InternalService;
   method: InternalMethod;
@@ -95,8 +97,8 @@ function endpoint<
   query?: Query;
   body?: Body;
   answers: Answers;
-  streams?: string;
-}): InternalEndpoint<Route, Query, Body, Answers> {
+  streams?: Streams;
+}): InternalEndpoint<Route, Query, Body, Answers, Streams> {
   return {
     service: description.service,
     method: description.method,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signInApi } from './page-routes';
 
 /**
  * Sign-in and sessions, as the auth service and the gateway share them. The session cookie
@@ -20,8 +21,8 @@ export function sessionCookieName(secure: boolean): string {
 /** 32 random bytes, base64url: anything else is forged and never reaches the database. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export const SIGN_IN_PATH = '/login';
-export const SIGN_OUT_PATH = '/logout';
+export const SIGN_IN_PATH = signInApi.signIn.path;
+export const SIGN_OUT_PATH = signInApi.signOut.path;
 /** Where the 401 callBack sends the browser back when the page it was on is unknown. */
 export const DEFAULT_CALLBACK_FROM = '/profile';
 

@@ -8,6 +8,7 @@ import {
   type Link,
   type SpanContext,
 } from '@opentelemetry/api';
+import { OPS_PATHS } from '@shortener/contracts';
 // Types only (erased): the modules themselves are required by startTracing, when tracing is on.
 import type * as TraceSdk from '@opentelemetry/sdk-trace-node';
 import type * as Resources from '@opentelemetry/resources';
@@ -31,9 +32,6 @@ type SpanExporter = TraceSdk.SpanExporter;
 
 /** The library name spans made by this code carry (instrumentations name their own). */
 const TRACER_NAME = '@shortener/telemetry';
-
-/** Probes and scrapes: many a minute, nothing to learn from a trace of each. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let sdk: { shutdown(): Promise<void> } | undefined;
 
@@ -173,7 +171,8 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) =>
-          UNTRACED_PATHS.has((request.url ?? '/').split('?', 1)[0]!),
+          // Probes and scrapes: many a minute, nothing to learn from a trace of each.
+          OPS_PATHS.has((request.url ?? '/').split('?', 1)[0]!),
       }),
       new UndiciInstrumentation(),
       new NestInstrumentation(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, env, loadConfig, serviceConfigShape } from '@shortener/chassis';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
+import { signInApi } from '@shortener/contracts';
 
 const authConfigShape = {
   ...serviceConfigShape(7001),
@@ -70,8 +71,6 @@ export const GOOGLE_VARIABLES = [
   'GOOGLE_USERINFO_URL',
 ] as const;
 
-export const CALLBACK_PATH = '/auth/google/callback';
-
 /** NODE_ENV names production: `production` or `prod`, in any case, spaces ignored. */
 function isProduction(nodeEnv: string | undefined): boolean {
   return /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
@@ -97,7 +96,8 @@ export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthCon
           clientId: raw.GOOGLE_CLIENT_ID,
           clientSecret: raw.GOOGLE_CLIENT_SECRET,
           callbackUrl:
-            raw.GOOGLE_CALLBACK_URL ?? new URL(CALLBACK_PATH, raw.PUBLIC_ORIGIN).toString(),
+            raw.GOOGLE_CALLBACK_URL ??
+            new URL(signInApi.googleCallback.path, raw.PUBLIC_ORIGIN).toString(),
           authorizationUrl: raw.GOOGLE_AUTHORIZATION_URL,
           tokenUrl: raw.GOOGLE_TOKEN_URL,
           userinfoUrl: raw.GOOGLE_USERINFO_URL,

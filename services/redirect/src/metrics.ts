@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import { startAtZero } from '@shortener/chassis';
+import { shortLinkApi } from '@shortener/contracts';
 
 type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
 
@@ -8,7 +9,7 @@ type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_mi
 type ShortLinkStatus = 302 | 404 | 429 | 503;
 
 /** The one `route` of every short-link request: never the code, whatever was asked. */
-const SHORT_LINK_ROUTE = '/r/{code}';
+const SHORT_LINK_ROUTE = shortLinkApi.followShortLink.path;
 
 type Observer = Histogram.Internal<'method' | 'route' | 'status'>;
 type ByStatus = Record<ShortLinkStatus, Observer>;

@@ -16,7 +16,7 @@ import {
   type RunningService,
   type StartOptions,
 } from '@shortener/chassis';
-import { MESSAGES } from '@shortener/contracts';
+import { MESSAGES, SHORT_LINK_PREFIX } from '@shortener/contracts';
 import { sampledSpan, tracingEnabled } from '@shortener/telemetry';
 import { refusedLink, type RedirectAdapters } from './adapters';
 import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
@@ -145,7 +145,7 @@ export async function startRedirect({
     res: ServerResponse,
     url: string,
   ): boolean {
-    if (!url.startsWith('/r/')) return false;
+    if (!url.startsWith(SHORT_LINK_PREFIX)) return false;
     const startedAt = performance.now();
     const method = req.method ?? '';
     if (method !== 'GET' && method !== 'HEAD') {
@@ -164,7 +164,8 @@ export async function startRedirect({
       return true;
     }
     const query = url.indexOf('?');
-    handle(req, res, query === -1 ? url.slice(3) : url.slice(3, query), startedAt);
+    const start = SHORT_LINK_PREFIX.length;
+    handle(req, res, query === -1 ? url.slice(start) : url.slice(start, query), startedAt);
     return true;
   }
   function notFound(res: ServerResponse): void {

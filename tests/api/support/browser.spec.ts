@@ -74,3 +74,43 @@ describe('Browser cookie jar', () => {
     expect(seen.at(-1)).toBe('/page ');
   });
 });
+
+describe('Browser answers checked against the contract', () => {
+  let server: Server;
+  let origin: string;
+  let answer: { status: number; body: unknown };
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("passes a JSON answer its entry's schema takes, and one of a status or path not listed", async () => {
+    answer = { status: 201, body: { url: 'AbC1234', loggedIn: false } };
+    expect(
+      (await new Browser().api(`${origin}/api/shorten/?url=x`, { method: 'POST' })).status,
+    ).toBe(201);
+    answer = { status: 418, body: { anything: true } };
+    expect((await new Browser().api(`${origin}/api/user`)).status).toBe(418);
+    expect((await new Browser().fetch(`${origin}/elsewhere`)).status).toBe(418);
+  });
+
+  it("refuses a JSON answer outside its entry's schema, naming the call", async () => {
+    answer = { status: 201, body: { url: 7 } };
+    await expect(
+      new Browser().api(`${origin}/api/shorten/?url=x`, { method: 'POST' }),
+    ).rejects.toThrow(
+      /POST \/api\/shorten\/ answered 201 outside its contract \(shorten, ShortenResponse\)/,
+    );
+    answer = { status: 401, body: { callBack: '/login' } };
+    await expect(new Browser().api(`${origin}/api/visitors/AbC1234`)).rejects.toThrow(
+      /getVisitors, Error/,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { CookieJar } from 'tough-cookie';
 import { REQUESTED_WITH_HEADER } from '@shortener/contracts';
+import { checkAnswer } from './contract-answers';
 
 interface StoredCookie {
   name: string;
@@ -65,7 +66,10 @@ export class Browser {
     this.jar.removeAllCookiesSync();
   }
 
-  /** One request, redirects not followed; Set-Cookie goes into the jar. */
+  /**
+   * One request, redirects not followed; Set-Cookie goes into the jar. A JSON answer of a
+   * contract entry is checked against the entry's schema (checkAnswer).
+   */
   async fetch(url: string, init: RequestInit & { api?: boolean } = {}): Promise<Response> {
     const target = new URL(url);
     this.lastUrl = jarUrl(target);
@@ -85,6 +89,7 @@ export class Browser {
       // A line the jar refuses is dropped, as a browser drops it.
       this.jar.setCookieSync(line, this.lastUrl, { ignoreError: true });
     }
+    await checkAnswer(rest.method ?? 'GET', target, response);
     return response;
   }
 

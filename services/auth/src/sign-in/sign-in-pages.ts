@@ -1,3 +1,5 @@
+import { signInApi } from '@shortener/contracts';
+
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -58,7 +60,7 @@ export function localSignInPage(from: string, error?: string): string {
     <p>This server runs without Google sign-in, for trying the product. Sign in under any name:
     anyone using this server can sign in under the same name and see its links.</p>
     ${problem}
-    <form method="post" action="/auth/local">
+    <form method="post" action="${signInApi.localSignIn.path}">
       <input type="hidden" name="from" value="${escapeHtml(from)}" />
       <label for="name">Your name</label><br />
       <input id="name" name="name" autocomplete="name" maxlength="60" required autofocus
@@ -86,7 +88,7 @@ export function signOutPage(): string {
   <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem">
     <h1>Sign out</h1>
     <p>Sign out of this browser? Your links stay as they are.</p>
-    <form method="post" action="/logout">
+    <form method="post" action="${signInApi.signOut.path}">
       <button type="submit" style="font: inherit; padding: 0.5rem 1rem">Sign out</button>
     </form>
     <p><a href="/">Home</a></p>

@@ -1,9 +1,9 @@
-import { Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { safeReturnPath, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
-import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
-import { CALLBACK_PATH, GOOGLE_VARIABLES, type AuthConfig } from '../config';
+import { safeReturnPath, signInApi, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
+import { Route, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { GOOGLE_VARIABLES, type AuthConfig } from '../config';
 import {
   clearSessionCookies,
   presentedSessionIds,
@@ -53,7 +53,7 @@ export class SignInController {
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
-  @Get('login')
+  @Route(signInApi.signIn)
   async login(
     @Query('from') from: unknown,
     @Req() req: Request,
@@ -71,7 +71,7 @@ export class SignInController {
     page(res, 500, 'Sign-in could not start', ['Something went wrong on our side.']);
   }
 
-  @Get(CALLBACK_PATH.slice(1))
+  @Route(signInApi.googleCallback)
   async callback(
     @Query('code') code: unknown,
     @Query('state') state: unknown,
@@ -113,7 +113,7 @@ export class SignInController {
     }
   }
 
-  @Post('auth/local')
+  @Route(signInApi.localSignIn)
   async localSignIn(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('cache-control', 'no-store');
     if (!this.config.localSignIn) {
@@ -144,13 +144,13 @@ export class SignInController {
    * Signs no one out: a link, an image or a redirect on any site can make this request.
    * It answers a page whose button sends the POST that does.
    */
-  @Get('logout')
+  @Route(signInApi.signOutPage)
   logoutPage(@Res() res: Response): void {
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(signOutPage());
   }
 
-  @Post('logout')
+  @Route(signInApi.signOut)
   async logout(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('cache-control', 'no-store');
     if (!fromOwnOrigin(req, this.config.PUBLIC_ORIGIN)) {

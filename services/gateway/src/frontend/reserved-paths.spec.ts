@@ -1,9 +1,11 @@
 import type { MiddlewareConsumer, NestModule } from '@nestjs/common';
 import {
   checkAlias,
+  opsApi,
   publicApi,
   RESERVED_ALIASES,
   SERVER_PATH_SEGMENTS,
+  shortLinkApi,
   type PublicRoute,
 } from '@shortener/contracts';
 import { DocsModule } from '../openapi/docs.module';
@@ -33,10 +35,8 @@ describe('the paths the gateway serves itself', () => {
     ...middlewarePaths(new ProxyModule()),
     ...middlewarePaths(new DocsModule()),
     // The redirect fast path, and the chassis's operations routes.
-    '/r/{code}',
-    '/healthz',
-    '/readyz',
-    '/metrics',
+    shortLinkApi.followShortLink.path,
+    ...Object.values(opsApi).map((entry) => entry.path),
   ];
 
   it('each starts with a segment of SERVER_PATH_SEGMENTS, which the page never takes', () => {

@@ -9,6 +9,7 @@ import {
   LIVE_END_REASONS,
   MESSAGES,
   publicApi,
+  shortLinkApi,
   TARGET_URL_MESSAGES,
   type PublicRoute,
 } from '@shortener/contracts';
@@ -56,6 +57,9 @@ describe('the OpenAPI description', () => {
   const entries: readonly PublicRoute[] = Object.values(publicApi);
   const entryOf = (operation: Operation): PublicRoute =>
     entries.find((entry) => entry.operationId === operation.operationId)!;
+  const SHORT_LINK = shortLinkApi.followShortLink.path;
+  /** The calls of the JSON API: every path but the short link, which is followed, not called. */
+  const apiPaths = () => Object.entries(document.paths).filter(([route]) => route !== SHORT_LINK);
 
   it('validates as OpenAPI 3.1', () => {
     const result = validate(document);
@@ -68,7 +72,7 @@ describe('the OpenAPI description', () => {
     expect(validate(broken).valid).toBe(false);
   });
 
-  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore and API keys', () => {
+  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore and API keys; and the short link', () => {
     const calls = Object.entries(document.paths).flatMap(([route, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
@@ -80,6 +84,7 @@ describe('the OpenAPI description', () => {
       'GET /api/stats/{urlID}/visits.csv',
       'GET /api/user',
       'GET /api/visitors/{urlID}',
+      'GET /r/{code}',
       'PATCH /api/links/{urlID}',
       'POST /api/delete/{urlID}',
       'POST /api/keys',
@@ -88,6 +93,36 @@ describe('the OpenAPI description', () => {
       'POST /api/links/{urlID}/restore',
       'POST /api/shorten/',
     ]);
+  });
+
+  it('describes the short link as the redirect service answers it: no credentials, no X-Requested-With', () => {
+    const follow = document.paths[SHORT_LINK]!['get']!;
+    expect(follow.security).toEqual([{}]);
+    expect(follow.parameters).toEqual([
+      expect.objectContaining({ name: 'code', in: 'path', required: true }),
+    ]);
+    expect(Object.keys(follow.responses).sort()).toEqual([
+      '302',
+      '400',
+      '404',
+      '429',
+      '502',
+      '503',
+    ]);
+    expect(follow.responses['302']).toMatchObject({
+      headers: {
+        Location: expect.any(Object) as unknown,
+        'Cache-Control': expect.any(Object) as unknown,
+      },
+    });
+    expect(follow.responses['302']).not.toHaveProperty('content');
+    expect(follow.responses['404']).toMatchObject({ content: { 'text/html': {} } });
+    for (const status of ['429', '503']) {
+      expect(follow.responses[status]).toHaveProperty('headers.Retry-After');
+    }
+    expect(follow.responses['400']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    });
   });
 
   it('takes the shorten parameters and the answers from the zod schemas', () => {
@@ -160,7 +195,7 @@ describe('the OpenAPI description', () => {
   });
 
   it('asks every call made with a session for X-Requested-With but the live stream, which EventSource makes', () => {
-    for (const [route, methods] of Object.entries(document.paths)) {
+    for (const [route, methods] of apiPaths()) {
       for (const operation of Object.values(methods)) {
         const requestedWith: unknown = expect.objectContaining({
           name: 'X-Requested-With',
@@ -310,7 +345,7 @@ describe('the OpenAPI description', () => {
     expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const scope of API_KEY_SCOPES) expect(scheme['description']).toContain(scope);
     expect(scheme['description']).toContain('120 calls a minute per key');
-    for (const methods of Object.values(document.paths)) {
+    for (const [, methods] of apiPaths()) {
       for (const operation of Object.values(methods)) {
         const scope = entryOf(operation).apiKeyScope;
         const keyed = operation.security.filter((way) => 'apiKey' in way);

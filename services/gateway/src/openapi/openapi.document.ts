@@ -11,7 +11,11 @@ import {
   REQUESTED_WITH_VALUE,
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
+  shortLinkApi,
+  signInApi,
   type NamedSchema,
+  type PageAnswer,
+  type PageRoute,
   type PublicAnswer,
   type PublicRoute,
 } from '@shortener/contracts';
@@ -224,29 +228,57 @@ function operation(route: PublicRoute, schemes: Readonly<Record<string, JsonObje
   };
 }
 
-/** The OpenAPI paths of the public API: one operation per route of `publicApi`. */
+/** A page's answer as the public API's: a body that is not JSON by its media type. */
+const pageAnswer = ({ media, ...answer }: PageAnswer): PublicAnswer => ({
+  ...answer,
+  ...(media ? { streams: media } : {}),
+});
+
+/** A route outside the JSON API (the short link): no credentials, no X-Requested-With. */
+function pageOperation(route: PageRoute): JsonObject {
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    security: [{}],
+    parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+    responses: Object.fromEntries(
+      Object.entries(route.answers).map(([status, answer]) => [
+        status,
+        response(pageAnswer(answer)),
+      ]),
+    ),
+  };
+}
+
+/**
+ * The OpenAPI paths: one operation per route of `publicApi`, then the pages described
+ * beside it (the short link).
+ */
 function paths(
   routes: readonly PublicRoute[],
+  pages: readonly PageRoute[],
   schemes: Readonly<Record<string, JsonObject>>,
 ): JsonObject {
   const byPath: Record<string, JsonObject> = {};
-  for (const route of routes) {
-    byPath[route.path] = {
-      ...byPath[route.path],
-      [route.method.toLowerCase()]: operation(route, schemes),
-    };
-  }
+  const add = (route: PublicRoute | PageRoute, described: JsonObject): void => {
+    byPath[route.path] = { ...byPath[route.path], [route.method.toLowerCase()]: described };
+  };
+  for (const route of routes) add(route, operation(route, schemes));
+  for (const page of pages) add(page, pageOperation(page));
   return byPath;
 }
 
 /**
  * The OpenAPI 3.1 description of the public API (SPEC.md section 7), generated from its
  * description in @shortener/contracts (`publicApi`), the entries the gateway's handlers are
- * bound to: the same zod schemas validate the requests and answers.
+ * bound to: the same zod schemas validate the requests and answers. The short link
+ * (`shortLinkApi`) is described beside it, as an API client follows it; sign-in and the ops
+ * endpoints are not (browser navigations and an operator's, not calls of the API).
  */
 export function buildOpenApiDocument(
   routes: readonly PublicRoute[] = Object.values(publicApi),
   securitySchemes: Readonly<Record<string, JsonObject>> = SECURITY_SCHEMES,
+  pages: readonly PageRoute[] = Object.values(shortLinkApi),
 ): JsonObject {
   return {
     openapi: '3.1.0',
@@ -254,11 +286,11 @@ export function buildOpenApiDocument(
       title: 'URL shortener public API',
       version: '1.0.0',
       description:
-        'The calls the web page makes. Sign-in is a browser navigation to /login?from={path}; ' +
+        `The calls the web page makes. Sign-in is a browser navigation to ${signInApi.signIn.path}?from={path}; ` +
         `it sets the HttpOnly \`${SESSION_COOKIE}\` session cookie (\`${SECURE_SESSION_COOKIE}\` when ` +
         `the origin is https) and the \`${LOGGED_IN_COOKIE}\` cookie the page reads. Sign-out is a ` +
-        'form POST to /logout from this origin (GET /logout only shows that form). ' +
-        'Short links resolve at /r/{urlID}.',
+        `form POST to ${signInApi.signOut.path} from this origin (GET ${signInApi.signOutPage.path} ` +
+        `only shows that form). Short links resolve at ${shortLinkApi.followShortLink.path}.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     // The origin that serves this description: the web page's, whatever name it is reached by.
@@ -269,6 +301,6 @@ export function buildOpenApiDocument(
         Object.values(PUBLIC_SCHEMAS).map(({ name, schema }) => [name, jsonSchema(schema)]),
       ),
     },
-    paths: paths(routes, securitySchemes),
+    paths: paths(routes, pages, securitySchemes),
   };
 }

@@ -9,7 +9,7 @@ import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { SessionResolver } from '../session/session-resolver';
 import { upstreamProxy } from './upstream-proxy';
 
-/** /login, /auth/*, /logout to the auth service, which runs the whole browser sign-in and out. */
+/** The sign-in routes (signInApi) to the auth service, which runs the whole browser sign-in and out. */
 @Injectable()
 export class AuthProxyMiddleware implements NestMiddleware {
   private readonly proxy: RequestHandler;

@@ -7,7 +7,7 @@ import {
   REQUEST_ID_HEADER,
   requestIdFrom,
 } from '@shortener/chassis';
-import { MESSAGES } from '@shortener/contracts';
+import { MESSAGES, SHORT_LINK_PREFIX } from '@shortener/contracts';
 import { resolveClientAddress } from '../edge/client-address';
 
 /**
@@ -33,6 +33,9 @@ const HOP_BY_HOP = new Set([
 const BAD_GATEWAY = JSON.stringify({ message: MESSAGES.serverError });
 const BODY_REFUSED = JSON.stringify({ message: MESSAGES.noBodyOnShortLink });
 
+/** The short link's prefix (`/r/`, shortLinkApi's) as the router matches it: in any case. */
+const PREFIX = SHORT_LINK_PREFIX.toLowerCase();
+
 /**
  * The redirect service's path for a request target Express's router would send to /r/, or
  * undefined: `/r/…` in any case (the router ignores case) and the absolute form
@@ -50,9 +53,9 @@ export function redirectPath(target: string): string | undefined {
     if (end === -1 || target[scheme + 3 + end] !== '/') return undefined;
     path = target.slice(scheme + 3 + end);
   }
-  const r = path[1];
-  if (path[2] !== '/' || (r !== 'r' && r !== 'R')) return undefined;
-  return r === 'r' ? path : `/r${path.slice(2)}`;
+  if (path.startsWith(SHORT_LINK_PREFIX)) return path;
+  if (path.slice(0, PREFIX.length).toLowerCase() !== PREFIX) return undefined;
+  return SHORT_LINK_PREFIX + path.slice(PREFIX.length);
 }
 
 export interface RedirectFastPath {
