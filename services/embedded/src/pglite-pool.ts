@@ -122,7 +122,10 @@ class Client extends EventEmitter {
 export function pgliteDriver(db: PGlite): { Pool: new () => object } {
   db.parsers = new Proxy(
     {},
-    { get: (_, oid) => (typeof oid === 'string' ? types.getTypeParser(Number(oid)) : undefined) },
+    {
+      get: (_, oid) =>
+        typeof oid === 'string' ? (types.getTypeParser(Number(oid)) as unknown) : undefined,
+    },
   );
   const session = new Session(db);
 
