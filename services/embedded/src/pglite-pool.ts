@@ -16,13 +16,11 @@ interface PgResult {
 
 type Callback = (error: Error | null, result?: PgResult | PgResult[]) => void;
 
-/** Parameters reach PostgreSQL as pg sends them: as text, the server reading each's type. */
+/**
+ * Parameters reach PostgreSQL as pg sends them (prepareValue): text the server reads as the
+ * type it infers, or bytes in binary format (a Buffer), not converted again by PGlite.
+ */
 const AS_SENT = new Proxy({}, { get: () => (value: unknown) => value });
-
-function asParameter(value: unknown): unknown {
-  const prepared = prepareValue(value);
-  return Buffer.isBuffer(prepared) ? `\\x${prepared.toString('hex')}` : prepared;
-}
 
 function asPgResult(result: Results<unknown>): PgResult {
   return {
@@ -48,7 +46,11 @@ class Session {
     await this.take(client);
     try {
       if (values && values.length > 0) {
-        const result = await this.db.query(text, values.map(asParameter), { serializers: AS_SENT });
+        const result = await this.db.query(
+          text,
+          values.map((value) => prepareValue(value)),
+          { serializers: AS_SENT },
+        );
         return asPgResult(result);
       }
       // Without parameters, as pg: the simple protocol, several statements allowed.
