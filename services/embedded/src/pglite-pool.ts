@@ -135,7 +135,8 @@ export function pgliteDriver(db: PGlite): { Pool: new () => object } {
     connect(callback?: (error: Error | null, client: Client, release: () => void) => void) {
       const client = new Client(session);
       if (!callback) return Promise.resolve(client);
-      callback(null, client, () => void client.release());
+      // A rollback that fails has nowhere to go: the next statement will say what is wrong.
+      callback(null, client, () => void client.release().catch(() => undefined));
       return undefined;
     }
 
