@@ -198,3 +198,37 @@ export async function signInLocally(app: Embedded, name: string): Promise<Browse
   expect(browser.cookie('loggedIn')).toBe('true');
   return browser;
 }
+
+/**
+ * Runs `scenario`, the body of an async JavaScript function of `Pool` (the module the
+ * services' data sources are given, over the embedded database of `dataDir` opened as the
+ * embedded mode opens it), in a Node process of its own: PGlite loads its WebAssembly with
+ * import(), which Jest's module system does not offer. Resolves with what it returns.
+ */
+export async function onEmbeddedDatabase(dataDir: string, scenario: string): Promise<unknown> {
+  const dist = path.join(REPO_ROOT, 'services', 'embedded', 'dist');
+  const program = `
+    const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(dist, 'embedded-postgres.js'))});
+    const { inProcessDriver } = require('@shortener/chassis-postgres');
+    (async () => {
+      const database = await startEmbeddedPostgres(process.argv[1]);
+      try {
+        const { Pool } = inProcessDriver(database.url);
+        const result = await (async (Pool) => { ${scenario} })(Pool);
+        process.stdout.write(JSON.stringify(result ?? null));
+      } finally {
+        await database.stop();
+      }
+    })().catch((error) => { process.stderr.write(String(error && error.stack)); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', program, dataDir], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let errors = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the scenario failed (${code}): ${errors}`);
+  return JSON.parse(output) as unknown;
+}

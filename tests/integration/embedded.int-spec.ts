@@ -1,126 +1,24 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { LINKS_QUERY_MESSAGES, NEXT_CURSOR_HEADER } from '@shortener/contracts';
-import { freePort, listeningPorts, REPO_ROOT, waitFor } from '@shortener/testkit';
-import { launch, signInLocally, start, startCopied, stop, type Embedded } from './embedded-app';
+import { freePort, REPO_ROOT, waitFor } from '@shortener/testkit';
+import {
+  launch,
+  onEmbeddedDatabase,
+  signInLocally,
+  start,
+  startCopied,
+  stop,
+} from './embedded-app';
 
 // The embedded mode as a newcomer runs it: one process, embedded PostgreSQL in a data
 // folder, no Redis, no Kafka. Started, used through the public origin, stopped, started
 // again on the same folder.
 
 const XHR = { 'X-Requested-With': 'XMLHttpRequest' };
-
-/** A client signed in to the embedded database: the one port of the process that takes its password. */
-async function embeddedDatabase(pid: number, dataDir: string): Promise<Client> {
-  const password = readFileSync(path.join(dataDir, 'postgres-password'), 'utf8').trim();
-  for (const port of listeningPorts(pid)) {
-    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return client;
-    } catch {
-      await client.end().catch(() => undefined);
-    }
-  }
-  throw new Error('no port of the process opens its database');
-}
-/** A frontend message of the PostgreSQL protocol: its type, then its length and body. */
-function frontend(type: string, ...parts: Array<string | Buffer>): Buffer {
-  const body = Buffer.concat(
-    parts.map((part) => (typeof part === 'string' ? Buffer.from(`${part}\0`) : part)),
-  );
-  const head = Buffer.alloc(5);
-  head.write(type, 0);
-  head.writeInt32BE(4 + body.length, 1);
-  return Buffer.concat([head, body]);
-}
-
-const int16 = (value: number): Buffer => {
-  const buffer = Buffer.alloc(2);
-  buffer.writeInt16BE(value);
-  return buffer;
-};
-const int32 = (value: number): Buffer => {
-  const buffer = Buffer.alloc(4);
-  buffer.writeInt32BE(value);
-  return buffer;
-};
-
-/** The messages a client sends for one query with parameters, one by one. */
-const protocol = {
-  /** Parse into the unnamed statement. */
-  parse: (sql: string) => frontend('P', '', sql, int16(0)),
-  /** Bind text parameters to the unnamed statement, into the unnamed portal. */
-  bind: (values: string[]) =>
-    frontend(
-      'B',
-      '',
-      '',
-      int16(0),
-      int16(values.length),
-      ...values.flatMap((value) => [int32(Buffer.byteLength(value)), Buffer.from(value)]),
-      int16(0),
-    ),
-  execute: () => frontend('E', '', int32(0)),
-  flush: () => frontend('H'),
-  sync: () => frontend('S'),
-};
-
-/**
- * A connection signed in by pg whose socket the test then speaks on itself: for what pg never
- * sends, such as half a query. `until(type)` resolves with the types of the messages answered
- * so far once one of `type` has come, and the text of the first DataRow's first column.
- */
-function rawSession(client: Client) {
-  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
-  socket.removeAllListeners('data');
-  let received = Buffer.alloc(0);
-  const types: string[] = [];
-  let firstValue: string | undefined;
-  let waiting: { type: string; resolve: () => void } | undefined;
-  socket.on('data', (chunk: Buffer) => {
-    received = Buffer.concat([received, chunk]);
-    while (received.length >= 5 && received.length >= 1 + received.readInt32BE(1)) {
-      const size = 1 + received.readInt32BE(1);
-      const type = String.fromCharCode(received[0] ?? 0);
-      if (type === 'D' && firstValue === undefined) {
-        const length = received.readInt32BE(7);
-        firstValue = received.subarray(11, 11 + length).toString();
-      }
-      types.push(type);
-      received = received.subarray(size);
-      if (waiting?.type === type) waiting.resolve();
-    }
-  });
-  return {
-    send: (...messages: Buffer[]) => socket.write(Buffer.concat(messages)),
-    until: (type: string) =>
-      new Promise<{ types: string[]; value: string | undefined }>((resolve) => {
-        const done = () => resolve({ types: types.splice(0), value: firstValue });
-        if (types.includes(type)) done();
-        else waiting = { type, resolve: done };
-      }),
-    close: () => socket.destroy(),
-  };
-}
-
-/** `promise`, or 'no answer' once `ms` have passed. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'no answer'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'no answer'>(
-    (resolve) => (timer = setTimeout(resolve, ms, 'no answer')),
-  );
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -308,108 +206,87 @@ describe('embedded mode', () => {
   }, 150_000);
 
   describe('its database, shared by every service', () => {
-    let app: Embedded;
-    const clients: Client[] = [];
-    const connect = async (): Promise<Client> => {
-      const client = await embeddedDatabase(app.child.pid ?? 0, path.join(dataDir, 'shared'));
-      clients.push(client);
-      return client;
-    };
+    // PGlite is one PostgreSQL session in the process; every service's pool has clients of
+    // it, as they would have connections to a server (pglite-pool.ts).
+    const shared = path.join(dataDir, 'shared');
 
-    beforeAll(async () => {
-      app = await startCopied(path.join(dataDir, 'shared'));
-    }, 120_000);
-
-    afterEach(async () => {
-      await Promise.all(clients.splice(0).map((client) => client.end().catch(() => undefined)));
-    });
-
-    afterAll(async () => {
-      await stop(app);
-    });
-
-    it("keeps each connection's statements to itself when many query at once", async () => {
-      // One PGlite session serves them all. A query with parameters is several messages
-      // (Parse, Bind, Execute, Sync), and another connection's Parse between them would take
-      // the place of this one's: a refusal, or, shapes permitting, another query's rows.
-      const answers = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map(async (id) => {
-          const client = await connect();
-          const wrong: string[] = [];
-          for (let i = 0; i < 40; i += 1) {
-            try {
-              if ((id + i) % 2 === 0) {
-                const { rows } = await client.query<{ v: number }>('SELECT $1::int * 2 AS v', [i]);
-                if (rows[0]?.v !== i * 2) wrong.push(`${id}/${i}: ${JSON.stringify(rows)}`);
-              } else {
-                const { rows } = await client.query<{ v: string }>(
-                  'SELECT $1::text || $2::text AS v',
-                  [`c${id}`, `q${i}`],
-                );
-                if (rows[0]?.v !== `c${id}q${i}`) wrong.push(`${id}/${i}: ${JSON.stringify(rows)}`);
+    it("keeps each client's statements to itself when many query at once", async () => {
+      const wrong = await onEmbeddedDatabase(
+        shared,
+        `const pools = [new Pool(), new Pool(), new Pool()];
+        const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(async (id) => {
+          const client = await pools[id % 3].connect();
+          const wrong = [];
+          try {
+            for (let i = 0; i < 40; i += 1) {
+              try {
+                if ((id + i) % 2 === 0) {
+                  const { rows } = await client.query('SELECT $1::int * 2 AS v', [i]);
+                  if (rows[0]?.v !== i * 2) wrong.push(id + '/' + i + ': ' + JSON.stringify(rows));
+                } else {
+                  const { rows } = await client.query('SELECT $1::text || $2::text AS v', ['c' + id, 'q' + i]);
+                  if (rows[0]?.v !== 'c' + id + 'q' + i) wrong.push(id + '/' + i + ': ' + JSON.stringify(rows));
+                }
+              } catch (error) {
+                wrong.push(id + '/' + i + ': ' + error.message);
               }
-            } catch (error) {
-              wrong.push(`${id}/${i}: ${(error as Error).message}`);
             }
+          } finally {
+            await client.release();
           }
           return wrong;
-        }),
+        }));
+        return answers.flat();`,
       );
-      expect(answers.flat()).toEqual([]);
-    });
+      expect(wrong).toEqual([]);
+    }, 60_000);
 
-    it("runs a query sent in pieces as one, though another connection's comes in between", async () => {
-      // A client may send Parse, wait for its answer (Flush), then Bind and Execute: the
-      // unnamed statement is its own until its Sync, whatever other connections send meanwhile.
-      const pieces = rawSession(await connect());
-      const other = await connect();
-      pieces.send(protocol.parse('SELECT $1::int * 2 AS v'), protocol.flush());
-      expect((await pieces.until('1')).types).toEqual(['1']);
-      const between = other.query<{ v: string }>('SELECT $1::text || $2::text AS v', ['x', 'y']);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      pieces.send(protocol.bind(['21']), protocol.execute(), protocol.sync());
-      expect(await pieces.until('Z')).toEqual({ types: ['2', 'D', 'C', 'Z'], value: '42' });
-      expect((await between).rows).toEqual([{ v: 'xy' }]);
-    });
-
-    it('is left as it was by a client that goes away in the middle of a query', async () => {
-      // A refused Parse makes the session skip what follows until a Sync: if the client that
-      // sent it leaves without one, the next client's query must not be what is skipped.
-      const leaving = rawSession(await connect());
-      leaving.send(protocol.parse('SELEC nonsense'), protocol.flush());
-      expect((await leaving.until('E')).types).toEqual(['E']);
-      leaving.close();
-      const next = await connect();
-      const answer = await within(next.query<{ v: number }>('SELECT $1::int AS v', [7]), 5000);
-      expect(answer === 'no answer' ? answer : answer.rows).toEqual([{ v: 7 }]);
-    });
+    it('is left as it was by a client that goes away after a refused statement', async () => {
+      const answer = await onEmbeddedDatabase(
+        shared,
+        `const pool = new Pool();
+        const leaving = await pool.connect();
+        const refused = await leaving.query('SELEC nonsense').then(() => 'ran', (error) => error.code);
+        await leaving.release();
+        const next = await pool.connect();
+        const late = new Promise((resolve) => setTimeout(resolve, 5000, 'no answer'));
+        const rows = await Promise.race([next.query('SELECT $1::int AS v', [7]).then((r) => r.rows), late]);
+        await next.release();
+        return { refused, rows };`,
+      );
+      expect(answer).toEqual({ refused: '42601', rows: [{ v: 7 }] });
+    }, 60_000);
 
     it('lets a transaction finish before anyone else reads, and rolls back one whose client went away', async () => {
-      const setup = await connect();
-      await setup.query('CREATE TABLE IF NOT EXISTS gate_scratch (n int)');
-      await setup.query('TRUNCATE gate_scratch');
+      const counts = await onEmbeddedDatabase(
+        shared,
+        `const pool = new Pool();
+        const connect = () => pool.connect();
+        const setup = await connect();
+        await setup.query('CREATE TABLE IF NOT EXISTS gate_scratch (n int)');
+        await setup.query('TRUNCATE gate_scratch');
 
-      const writer = await connect();
-      const reader = await connect();
-      await writer.query('BEGIN');
-      await writer.query('INSERT INTO gate_scratch VALUES (1)');
-      // The reader waits for the writer's transaction, then sees what it committed.
-      const read = reader.query<{ count: string }>('SELECT count(*) FROM gate_scratch');
-      await writer.query('INSERT INTO gate_scratch VALUES (2)');
-      await writer.query('COMMIT');
-      expect((await read).rows[0]?.count).toBe('2');
+        const writer = await connect();
+        const reader = await new Pool().connect();
+        await writer.query('BEGIN');
+        await writer.query('INSERT INTO gate_scratch VALUES (1)');
+        // The reader waits for the writer's transaction, then sees what it committed.
+        const read = reader.query('SELECT count(*) FROM gate_scratch');
+        await writer.query('INSERT INTO gate_scratch VALUES (2)');
+        await writer.query('COMMIT');
+        const committed = (await read).rows[0]?.count;
 
-      // A client that goes away inside its transaction: what it wrote is rolled back, and
-      // the others are not kept waiting.
-      const leaving = await connect();
-      await leaving.query('BEGIN');
-      await leaving.query('INSERT INTO gate_scratch VALUES (3)');
-      (
-        leaving as unknown as { connection: { stream: { destroy(): void } } }
-      ).connection.stream.destroy();
-      const after = await reader.query<{ count: string }>('SELECT count(*) FROM gate_scratch');
-      expect(after.rows[0]?.count).toBe('2');
-    });
+        // A client that goes away inside its transaction: what it wrote is rolled back, and
+        // the others are not kept waiting.
+        const leaving = await connect();
+        await leaving.query('BEGIN');
+        await leaving.query('INSERT INTO gate_scratch VALUES (3)');
+        leaving.release();
+        const after = (await reader.query('SELECT count(*) FROM gate_scratch')).rows[0]?.count;
+        return { committed, after };`,
+      );
+      expect(counts).toEqual({ committed: '2', after: '2' });
+    }, 60_000);
   });
 
   it.each([
@@ -463,18 +340,19 @@ describe('embedded mode', () => {
     const conf = readFileSync(path.join(folder, 'postgresql.conf'), 'utf8');
 
     const app = await start(earlier);
-    try {
-      const db = await embeddedDatabase(app.child.pid ?? 0, earlier);
-      try {
-        // PGlite zeroes its buffer cache at start: 128 MB resident, used or not.
-        expect((await db.query('SHOW shared_buffers')).rows).toEqual([{ shared_buffers: '16MB' }]);
-        expect((await db.query('SELECT note FROM kept')).rows).toEqual([{ note: 'still here' }]);
-      } finally {
-        await db.end();
-      }
-    } finally {
-      expect(await stop(app)).toBe(0);
-    }
+    expect(await stop(app)).toBe(0);
+    // Opened as the embedded mode opens it (PGlite zeroes its buffer cache at start: 128 MB
+    // resident, used or not).
+    expect(
+      await onEmbeddedDatabase(
+        earlier,
+        `const pool = new Pool();
+        return [
+          (await pool.query('SHOW shared_buffers')).rows,
+          (await pool.query('SELECT note FROM kept')).rows,
+        ];`,
+      ),
+    ).toEqual([[{ shared_buffers: '16MB' }], [{ note: 'still here' }]]);
     // Set at start only: the folder's own configuration is as it was.
     expect(readFileSync(path.join(folder, 'postgresql.conf'), 'utf8')).toBe(conf);
   }, 300_000);

@@ -8,6 +8,7 @@ import {
   exitOnStartupError,
   type ReadinessCheck,
 } from '@shortener/chassis';
+import { inProcessDriver } from './in-process';
 
 /** The variables of a service with a schema of its own (spread into its config shape). */
 export const databaseConfigShape = {
@@ -48,6 +49,7 @@ export class ManagedDataSource {
     this.dataSource = new DataSource({
       type: 'postgres',
       url: options.url,
+      driver: inProcessDriver(options.url),
       schema: options.schema,
       entities: options.entities,
       migrations: options.migrations,

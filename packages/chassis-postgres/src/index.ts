@@ -1,2 +1,3 @@
 export * from './database';
 export * from './database.module';
+export * from './in-process';

@@ -1,17 +1,9 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { startPostgresGate } from './postgres-gate';
+import { serveInProcess } from '@shortener/chassis-postgres';
+import { pgliteDriver } from './pglite-pool';
 
 export class EmbeddedDatabaseError extends Error {}
 
@@ -21,10 +13,6 @@ export interface EmbeddedPostgres {
   tighten(): void;
   stop(): Promise<void>;
 }
-
-/** The password the services sign in with, kept beside the database it opens. */
-const PASSWORD_FILE = 'postgres-password';
-const WELL_FORMED = /^[A-Za-z0-9_-]{32,}$/;
 
 const windows = process.platform === 'win32';
 
@@ -73,33 +61,18 @@ function makePrivate(root: string): void {
   walk(root);
 }
 
-/** The data folder's database password: made once, random, readable by this user only. */
-function passwordOf(dataDir: string): string {
-  const file = path.join(dataDir, PASSWORD_FILE);
-  try {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (WELL_FORMED.test(kept)) return kept;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  // Only this process and whoever reads the file use it: a damaged one is simply replaced.
-  const password = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${password}\n`, { mode: 0o600 });
-  return password;
-}
+/** The URL the services are given: served in this process only (".invalid" resolves nowhere). */
+const URL = 'postgres://pglite.invalid/postgres';
 
 /**
- * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, served on a
- * loopback port so the services reach it with the same pg and TypeORM code as a real server.
- * The port asks for the data folder's password (a neighbour process on this machine has
- * none), and its connections take turns with PGlite's one session: a query, or a
- * transaction, runs whole before another connection's begins (shared-session.ts).
+ * PostgreSQL compiled to WebAssembly (PGlite), its data in a folder of ours, opened in this
+ * process and reached by the services' data sources in it (pglite-pool.ts), never over a
+ * port: nothing outside the process can connect to it.
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const folder = path.join(dataDir, 'postgres');
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   makePrivate(dataDir);
-  const password = passwordOf(dataDir);
   let db: PGlite;
   try {
     // PG_VERSION is what PGlite looks for too: without it, it would run initdb here.
@@ -113,12 +86,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     );
   }
   makePrivate(folder);
-  const gate = await startPostgresGate({ password, session: db, maxConnections: 32 });
+  const withdraw = serveInProcess(URL, pgliteDriver(db));
   return {
-    url: `postgres://postgres:${password}@${gate.address}/postgres`,
+    url: URL,
     tighten: () => makePrivate(folder),
     stop: async () => {
-      await gate.stop();
+      withdraw();
       await db.close();
       makePrivate(folder);
     },
