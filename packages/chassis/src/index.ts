@@ -17,5 +17,6 @@ export * from './service';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';
+export * from './same-origin';
 export * from './trusted-proxies';
 export * from './unix-socket';
