@@ -35,3 +35,4 @@ export * from './api-keys';
 export * from './public-api';
 export * from './stats';
 export * from './web-pages';
+export * from './page-cursor';
