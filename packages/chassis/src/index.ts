@@ -19,4 +19,5 @@ export * from './internal-client';
 export * from './client-key';
 export * from './same-origin';
 export * from './trusted-proxies';
+export * from './client-ip';
 export * from './unix-socket';

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
+  clientIp,
+  clientIpFromEdge,
   closingSteps,
   createMetrics,
   hasBody,
@@ -13,13 +15,13 @@ import {
   opsRoutes,
   readinessChecks,
   serviceAlive,
+  trustedProxies,
   type RunningService,
   type StartOptions,
 } from '@shortener/chassis';
 import { MESSAGES } from '@shortener/contracts';
 import { sampledSpan, tracingEnabled } from '@shortener/telemetry';
 import { refusedLink, type RedirectAdapters } from './adapters';
-import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 import type { RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
 import { redirectMetrics, shortLinkTimer } from './metrics';
