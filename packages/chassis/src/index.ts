@@ -21,3 +21,4 @@ export * from './same-origin';
 export * from './trusted-proxies';
 export * from './client-ip';
 export * from './unix-socket';
+export * from './serve';
