@@ -5,7 +5,7 @@ import Redis from 'ioredis';
 import {
   freePort,
   hostPort,
-  startService,
+  startServiceProcess,
   TcpProxy,
   testServers,
   viaPort,
@@ -99,7 +99,7 @@ describe('ops endpoints', () => {
     env: NodeJS.ProcessEnv = {},
     host = '127.0.0.1',
   ): Promise<ServiceProcess> {
-    const service = await startService(
+    const service = await startServiceProcess(
       name,
       await freePort(),
       { ...envOf(name), ...env },
@@ -209,7 +209,7 @@ describe('rate limits', () => {
   beforeAll(async () => {
     redisProxy = await new TcpProxy(hostPort(testServers.redisUrl)).listen();
     redis = new Redis(testServers.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    gateway = await startService('gateway', await freePort(), {
+    gateway = await startServiceProcess('gateway', await freePort(), {
       INTERNAL_API_SECRET: SECRET,
       REDIS_URL: viaPort(testServers.redisUrl, redisProxy.port),
       TRUSTED_PROXIES: '127.0.0.1,::1',

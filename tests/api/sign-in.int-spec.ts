@@ -3,7 +3,7 @@ import { LOGGED_IN_COOKIE, MESSAGES, SESSION_COOKIE } from '@shortener/contracts
 import {
   freePort,
   startOAuth2Mock,
-  startService,
+  startServiceProcess,
   startStack,
   testServers,
   type OAuth2Mock,
@@ -247,7 +247,7 @@ describe('auth service without Google credentials', () => {
   let auth: ServiceProcess;
 
   beforeAll(async () => {
-    auth = await startService('auth', await freePort(), {
+    auth = await startServiceProcess('auth', await freePort(), {
       INTERNAL_API_SECRET: 'not-configured-secret-0123',
       DATABASE_URL: testServers.databaseUrl,
       GOOGLE_CLIENT_ID: '',

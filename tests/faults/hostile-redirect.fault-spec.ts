@@ -1,5 +1,10 @@
 import fc from 'fast-check';
-import { freePort, startService, testServers, type ServiceProcess } from '@shortener/testkit';
+import {
+  freePort,
+  startServiceProcess,
+  testServers,
+  type ServiceProcess,
+} from '@shortener/testkit';
 import { header, rawRequest } from './support/raw-http';
 import {
   alphanumeric,
@@ -81,7 +86,7 @@ describe('hostile input: redirect: /r/ for any path and the miss budget per clie
   it("redirect: a client's unknown codes past its miss budget answer 429 while its links still redirect; an IPv6 client is its /64 (items 10, 11)", async () => {
     // This stack's redirect has the budget raised out of the way; this one keeps it small.
     const BURST = 3;
-    budgeted = await startService('redirect', await freePort(), {
+    budgeted = await startServiceProcess('redirect', await freePort(), {
       INTERNAL_API_SECRET: stack!.secret,
       REDIS_URL: testServers.redisUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),

@@ -220,7 +220,7 @@ describe('hostile input: sessions: return paths, cookies, sign-out', () => {
           });
           note(response.status);
           checkAnswer(response, gateway.origin, { input: '' });
-          // The auth service's rule (same-origin.ts), on the headers as a server joins repeats.
+          // The rule of fromOwnOrigin (packages/chassis/src/same-origin.ts), on the headers as a server joins repeats.
           const sameOrigin =
             origins.length > 0
               ? origins.map(trimmed).join(', ') === ours

@@ -7,7 +7,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { REPO_ROOT, startService, testServers, type ServiceProcess } from '@shortener/testkit';
+import {
+  REPO_ROOT,
+  startServiceProcess,
+  testServers,
+  type ServiceProcess,
+} from '@shortener/testkit';
 import { RedirectLoad } from './support/load';
 import {
   createDatabase,
@@ -84,7 +89,7 @@ async function rewindCommand(
  * service takes 10 s or more to start on a 2-core machine a whole team shares.
  */
 function startAgain(stack: FaultStack, stopped: ServiceProcess): Promise<ServiceProcess> {
-  return startService('analytics', stopped.port, stack.env, { waitForHealth: false });
+  return startServiceProcess('analytics', stopped.port, stack.env, { waitForHealth: false });
 }
 
 /** The guide's flush of the link cache: every `link:{code}` key, nothing else. */

@@ -1,8 +1,8 @@
-import { freePort, startService } from '@shortener/testkit';
+import { freePort, startServiceProcess } from '@shortener/testkit';
 
 describe('configuration is validated at start-up', () => {
   it('lists every bad variable in one message and exits without a stack trace', async () => {
-    const service = await startService(
+    const service = await startServiceProcess(
       'links',
       await freePort(),
       { DATABASE_URL: 'mysql://nowhere', REDIS_URL: 'not a url', LOG_LEVEL: 'loud' },
@@ -20,7 +20,7 @@ describe('configuration is validated at start-up', () => {
 
 describe('published development secrets', () => {
   it('are refused when NODE_ENV is production (any case), naming each variable and not its value', async () => {
-    const service = await startService(
+    const service = await startServiceProcess(
       'analytics',
       await freePort(),
       {
@@ -43,7 +43,7 @@ describe('published development secrets', () => {
 
 describe('Kafka authentication settings', () => {
   it('refuse a SASL mechanism without its username and password, listing both', async () => {
-    const service = await startService(
+    const service = await startServiceProcess(
       'redirect',
       await freePort(),
       { KAFKA_SASL_MECHANISM: 'scram-sha-512', INTERNAL_API_SECRET: 's'.repeat(32) },

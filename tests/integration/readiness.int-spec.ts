@@ -1,7 +1,7 @@
 import {
   freePort,
   hostPort,
-  startService,
+  startServiceProcess,
   TcpProxy,
   testServers,
   viaPort,
@@ -55,7 +55,7 @@ describe('readiness follows dependencies', () => {
       const links = serviceProxies.get('links');
       const calls =
         name === 'redirect' && links ? { LINKS_URL: `http://127.0.0.1:${links.port}` } : {};
-      services.set(name, await startService(name, port, { ...dependencies, ...calls }));
+      services.set(name, await startServiceProcess(name, port, { ...dependencies, ...calls }));
       serviceProxies.set(name, await proxyTo({ host: '127.0.0.1', port }));
     }
     const gatewayEnv = {
@@ -68,7 +68,7 @@ describe('readiness follows dependencies', () => {
         ]),
       ),
     };
-    services.set('gateway', await startService('gateway', await freePort(), gatewayEnv));
+    services.set('gateway', await startServiceProcess('gateway', await freePort(), gatewayEnv));
 
     const needPostgres: ServiceName[] = ['auth', 'links', 'analytics'];
     for (const service of services.values()) {

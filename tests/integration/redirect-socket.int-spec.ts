@@ -8,7 +8,7 @@ import { internalApi } from '@shortener/contracts';
 import {
   connectAsNobody,
   freePort,
-  startService,
+  startServiceProcess,
   startStack,
   waitFor,
   type ServiceProcess,
@@ -158,7 +158,7 @@ describe('the redirect service on a Unix socket', () => {
     });
 
     async function startOn(unixSocket: string): Promise<{ code: number | null; output: string }> {
-      starting = await startService(
+      starting = await startServiceProcess(
         'redirect',
         await freePort(),
         { ...stack.env, UNIX_SOCKET: unixSocket },

@@ -4,7 +4,7 @@ import { InternalClient } from '@shortener/chassis';
 import { internalApi } from '@shortener/contracts';
 import {
   freePort,
-  startService,
+  startServiceProcess,
   startStack,
   testServers,
   type ServiceProcess,
@@ -61,7 +61,7 @@ describe('a test service', () => {
     const port = await freePort();
     impostor = createServer((_request, response) => response.end('{"status":"ok"}'));
     await new Promise<void>((resolve) => impostor!.listen(port, '127.0.0.1', resolve));
-    const started = startService('links', port, {
+    const started = startServiceProcess('links', port, {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: testServers.redisUrl,
       INTERNAL_API_SECRET: 'a-secret-for-this-test-only-0123456789',

@@ -13,7 +13,7 @@ import {
 import {
   freePort,
   readTopic,
-  startService,
+  startServiceProcess,
   testServers,
   waitFor,
   type ServiceProcess,
@@ -119,7 +119,7 @@ describe('hostile visit events', () => {
     });
     database = new Client({ connectionString: testServers.databaseUrl });
     await database.connect();
-    service = await startService('analytics', await freePort(), {
+    service = await startServiceProcess('analytics', await freePort(), {
       DATABASE_URL: testServers.databaseUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
       KAFKA_CONSUMER_GROUP: GROUP,

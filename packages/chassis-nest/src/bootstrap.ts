@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,11 +9,9 @@ import type { Request, Response, NextFunction } from 'express';
 import {
   closingSteps,
   createMetrics,
-  keepIdleConnections,
-  listenOnUnixSocket,
-  onShutdown,
   opsRoutes,
   readinessChecks,
+  serve,
   type Adapters,
   type KeepAliveConfig,
   type Logger,
@@ -146,52 +144,33 @@ export async function startNestService<Config extends NestServiceConfig, A exten
   });
   definition.configure?.(app, config, logger);
 
-  await app.listen(config.PORT, config.HOST);
+  // Initialised before anything listens: a request on the Unix socket, bound first, finds
+  // the routes.
+  await app.init();
   const server: Server = app.getHttpServer();
-  let socketServer: NetServer | undefined;
   const unixSocket = definition.unixSocket?.(config);
-  if (unixSocket) {
-    const { path, accepted } = unixSocket;
+  return serve({
+    name: definition.name,
+    server,
     // Its connections are handed to the HTTP server as its own (the 'connection' event Node
     // documents for this): one app, one configuration, on both.
-    socketServer = createNetServer((connection) => {
-      accepted(connection);
-      server.emit('connection', connection);
-    });
-    try {
-      await listenOnUnixSocket(socketServer, path);
-    } catch (error) {
-      await app.close();
-      throw error;
-    }
-  }
-  keepIdleConnections(server, config);
-  const address = server.address();
-  const boundPort = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port: boundPort }, `${definition.name} listening on port ${boundPort}`);
-  // With OPS_PORT, /readyz and /metrics move to their own port (refused on this one).
-  await ops.listen();
-
-  const shutdown = onShutdown({
+    unixSocket: unixSocket && {
+      path: unixSocket.path,
+      server: createNetServer((connection) => {
+        unixSocket.accepted(connection);
+        server.emit('connection', connection);
+      }),
+    },
+    config,
     logger,
-    handleSignals: !hosted,
-    ...(hosted ? { exit: () => undefined } : {}),
-    steps: [
-      {
-        name: 'stop taking requests',
-        run: async () => {
-          lifecycle.shuttingDown = true;
-          socketServer?.close();
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          stopping.abort();
-          await closed;
-        },
-      },
-      { name: 'close connections', run: () => app.close() },
-      ...closingSteps(adapters),
-      // Last: readiness keeps saying "shutting down" while the rest drains.
-      { name: 'close the ops port', run: () => ops.close() },
-    ],
+    hosted,
+    ops,
+    listen: () => app.listen(config.PORT, config.HOST),
+    abandon: () => app.close(),
+    stopping: () => {
+      lifecycle.shuttingDown = true;
+      stopping.abort();
+    },
+    steps: [{ name: 'close connections', run: () => app.close() }, ...closingSteps(adapters)],
   });
-  return { port: boundPort, server, shutdown };
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, env, loadConfig } from './config';
+import { ConfigError, env, isProduction, loadConfig, localSignInRefusal } from './config';
 
 const shape = {
   PORT: env.port(7000),
@@ -140,5 +140,22 @@ describe('published development values', () => {
       NODE_ENV: 'production',
     };
     expect(problemsOf(source)).toEqual([]);
+  });
+});
+
+describe('production', () => {
+  it('tells production from its look-alikes', () => {
+    expect(['production', 'Prod', 'PRODUCTION'].map(isProduction)).toEqual([true, true, true]);
+    expect(['development', 'production-like', 'preprod', undefined].map(isProduction)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('refuses the local sign-in there only', () => {
+    expect(localSignInRefusal(' prod ')).toMatch(/only for trying the product/);
+    expect(localSignInRefusal('development')).toBeUndefined();
   });
 });

@@ -70,6 +70,18 @@ export function isProduction(nodeEnv: string | undefined): boolean {
 }
 
 /**
+ * Why LOCAL_SIGN_IN (any name, no password) cannot be on under this NODE_ENV, for the auth
+ * service and the embedded mode alike; undefined where it may be.
+ */
+export function localSignInRefusal(nodeEnv: string | undefined): string | undefined {
+  if (!isProduction(nodeEnv)) return undefined;
+  return (
+    'the local sign-in is only for trying the product: it lets anyone sign in as anyone. ' +
+    'Configure Google sign-in (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET) and unset LOCAL_SIGN_IN'
+  );
+}
+
+/**
  * Values published in this repository for trying the stack (docker-compose's and the dev
  * overlay's examples all start with `dev-only`): anyone can read them, so a production
  * process refuses them, as a whole value or as the password inside a URL.

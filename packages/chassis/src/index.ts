@@ -17,5 +17,8 @@ export * from './service';
 export * from './internal-auth';
 export * from './internal-client';
 export * from './client-key';
+export * from './same-origin';
 export * from './trusted-proxies';
+export * from './client-ip';
 export * from './unix-socket';
+export * from './serve';

@@ -37,3 +37,4 @@ export * from './page-routes';
 export * from './short-link-route';
 export * from './stats';
 export * from './web-pages';
+export * from './page-cursor';

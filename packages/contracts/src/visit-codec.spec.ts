@@ -98,6 +98,11 @@ describe('visit records', () => {
     expect(visitRecordOf(run)).toEqual(encodeVisitRecord(events));
     expect(encodedVisitUrlID(run.bytes, 0)).toBe(events[0]!.urlID);
     expect(encodedVisitEnd(run.bytes, encodedVisitEnd(run.bytes, 0))).toBe(end);
+    // A write torn anywhere in the last event is told, not read past.
+    const second = encodedVisitEnd(run.bytes, 0);
+    for (let torn = second + 1; torn < end; torn++) {
+      expect(encodedVisitEnd(run.bytes, second, torn)).toBe(-1);
+    }
   });
 
   it('are told apart from one-event JSON messages by their first byte', () => {

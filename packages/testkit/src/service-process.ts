@@ -72,7 +72,7 @@ function nodeConfig(name: ServiceName, root: string): { nodeOptions?: string; no
  * says otherwise (0.0.0.0 to be reached from another address of this machine). `root` is the
  * checkout whose build runs: this one unless given (another release's, for rolling upgrades).
  */
-export async function startService(
+export async function startServiceProcess(
   name: ServiceName,
   port: number,
   env: NodeJS.ProcessEnv,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startEdge, type EdgeProcess } from './edge';
 import { testServers } from './env';
 import { freePort } from './ports';
-import { startService, untilReady, type ServiceProcess } from './service-process';
+import { startServiceProcess, untilReady, type ServiceProcess } from './service-process';
 import { ServiceRouter } from './service-router';
 import { publicService, REPO_ROOT, serviceList, startOrder, type ServiceName } from './services';
 
@@ -159,7 +159,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             ? { UNIX_SOCKET: gatewaySocket, REDIRECT_SOCKET: redirectSocket }
             : {};
     const serviceEnv = { ...env, ...options.serviceEnv?.[name], ...socket, ...extra };
-    const service = await startService(name, port, serviceEnv, {
+    const service = await startServiceProcess(name, port, serviceEnv, {
       ...(root ? { root } : {}),
       ...healthTimeout,
     });
@@ -193,7 +193,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const origin = origins.get(service);
       if (!origin) throw new Error(`${service.name} on ${service.port} is not part of this stack`);
       await service.stop(signal);
-      const again = await startService(origin.name, service.port, origin.env, {
+      const again = await startServiceProcess(origin.name, service.port, origin.env, {
         root: service.root,
         ...healthTimeout,
       });

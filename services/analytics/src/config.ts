@@ -4,7 +4,7 @@ import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 import { DELETED_CODE_KEPT_DAYS, VISITS_DLQ_TOPIC, VISITS_TOPIC } from '@shortener/contracts';
 
-const analyticsConfigShape = {
+export const analyticsConfigShape = {
   ...serviceConfigShape(7003),
   ...databaseConfigShape,
   /** Where the visits stored are announced to the gateways' live streams (pub/sub). */

@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import { ConfigError, env, loadConfig, serviceConfigShape } from '@shortener/chassis';
+import {
+  ConfigError,
+  env,
+  loadConfig,
+  localSignInRefusal,
+  serviceConfigShape,
+} from '@shortener/chassis';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 import { signInApi } from '@shortener/contracts';
 
-const authConfigShape = {
+export const authConfigShape = {
   ...serviceConfigShape(7001),
   ...databaseConfigShape,
   /** The product's public origin: cookies are Secure when it is https. */
@@ -71,11 +77,6 @@ export const GOOGLE_VARIABLES = [
   'GOOGLE_USERINFO_URL',
 ] as const;
 
-/** NODE_ENV names production: `production` or `prod`, in any case, spaces ignored. */
-function isProduction(nodeEnv: string | undefined): boolean {
-  return /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
-}
-
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
   const raw = loadConfig('auth', authConfigShape, source);
   // A secret without its id (or the reverse) is a half-done set-up: say so at start-up
@@ -85,10 +86,9 @@ export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthCon
       'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both to enable Google sign-in, or neither',
     ]);
   }
-  if (raw.LOCAL_SIGN_IN && isProduction(raw.NODE_ENV)) {
-    throw new ConfigError('auth', [
-      `LOCAL_SIGN_IN: the local sign-in is only for trying the product and is refused when NODE_ENV=${raw.NODE_ENV}; configure Google sign-in instead`,
-    ]);
+  const refusal = localSignInRefusal(raw.NODE_ENV);
+  if (raw.LOCAL_SIGN_IN && refusal !== undefined) {
+    throw new ConfigError('auth', [`LOCAL_SIGN_IN: ${refusal} (NODE_ENV=${raw.NODE_ENV})`]);
   }
   const google =
     raw.GOOGLE_CLIENT_ID !== undefined && raw.GOOGLE_CLIENT_SECRET !== undefined

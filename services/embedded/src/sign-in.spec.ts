@@ -1,10 +1,4 @@
-import {
-  chooseSignIn,
-  chooseStackSignIn,
-  isLoopbackAddress,
-  isProduction,
-  SignInRefused,
-} from './sign-in';
+import { chooseSignIn, chooseStackSignIn, isLoopbackAddress, SignInRefused } from './sign-in';
 
 const laptop = {
   googleConfigured: false,
@@ -72,16 +66,6 @@ describe('who may sign in to the embedded mode', () => {
 
   it('refuses a LOCAL_SIGN_IN that is neither true nor false', () => {
     expect(() => chooseSignIn({ ...laptop, LOCAL_SIGN_IN: 'maybe' })).toThrow(SignInRefused);
-  });
-
-  it('tells production from its look-alikes', () => {
-    expect(['production', 'Prod', 'PRODUCTION'].map(isProduction)).toEqual([true, true, true]);
-    expect(['development', 'production-like', 'preprod', undefined].map(isProduction)).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
   });
 
   it('knows loopback addresses as the server reports them', () => {

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { env } from '@shortener/chassis';
+import { env, isProduction, localSignInRefusal } from '@shortener/chassis';
 
 /**
  * Who may sign in to the embedded mode, decided once at start-up. The local sign-in (any
@@ -34,11 +34,6 @@ export function isLoopbackAddress(address: string): boolean {
   return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** NODE_ENV naming production, however it is spelled (`production`, `Production`, `prod`). */
-export function isProduction(nodeEnv: string | undefined): boolean {
-  return /^(production|prod)$/i.test((nodeEnv ?? '').trim());
-}
-
 /** LOCAL_SIGN_IN read as every service reads a boolean; undefined when unset or empty. */
 function localSignInAsked(value: string | undefined): boolean | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -52,12 +47,10 @@ function localSignInAsked(value: string | undefined): boolean | undefined {
 /** LOCAL_SIGN_IN as asked, refused outright under NODE_ENV production. */
 function localSignInAllowed(settings: SignInSettings): boolean | undefined {
   const asked = localSignInAsked(settings.LOCAL_SIGN_IN);
-  const nodeEnv = settings.NODE_ENV?.trim();
-  if (asked === true && isProduction(nodeEnv)) {
+  const refusal = localSignInRefusal(settings.NODE_ENV);
+  if (asked === true && refusal !== undefined) {
     throw new SignInRefused(
-      `LOCAL_SIGN_IN=true is refused when NODE_ENV=${nodeEnv}: the local sign-in lets anyone ` +
-        'sign in as anyone. Configure Google sign-in (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET) ' +
-        'and unset LOCAL_SIGN_IN',
+      `LOCAL_SIGN_IN=true is refused when NODE_ENV=${settings.NODE_ENV?.trim()}: ${refusal}`,
     );
   }
   return asked;

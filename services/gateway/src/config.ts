@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { env, loadConfig, serverConfigShape } from '@shortener/chassis';
 
-const gatewayConfigShape = {
+export const gatewayConfigShape = {
   /** PORT is the public port: the product's origin is http://localhost:PORT. */
   ...serverConfigShape(8080),
   /** Signs the internal calls to the services, which check it. */

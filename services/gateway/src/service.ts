@@ -4,6 +4,7 @@ import {
   compileTrustedProxies,
   limitRequestTimes,
   serviceAlive,
+  trustedProxies,
 } from '@shortener/chassis';
 import { nestService } from '@shortener/chassis-nest';
 import { connectAdapters } from './adapters';
@@ -59,7 +60,7 @@ export const service = nestService({
     // socket: req.ip is the client's address so resolved; 'trust proxy' serves the rest
     // of Express (the protocol).
     const trust = compileTrustedProxies(config.TRUSTED_PROXIES);
-    app.use(clientAddresses(trust));
+    app.use(clientAddresses(trustedProxies(config.TRUSTED_PROXIES)));
     app.use(stripInternalHeaders);
     app.set('trust proxy', trust);
     app.use(securityHeaders(config.PUBLIC_ORIGIN));

@@ -2,7 +2,7 @@ import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 import { DELETE_UNDO_WINDOW_DEFAULT_MS, DELETE_UNDO_WINDOW_MIN_MS } from '@shortener/contracts';
 
-const linksConfigShape = {
+export const linksConfigShape = {
   ...serviceConfigShape(7002),
   ...databaseConfigShape,
   /** The link cache redirects read (the embedded mode keeps it in its process instead). */

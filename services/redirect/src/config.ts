@@ -7,7 +7,7 @@ import {
 } from '@shortener/chassis';
 import { checkKafkaSecurity, kafkaConfigShape } from '@shortener/chassis-kafka';
 
-const redirectConfigShape = {
+export const redirectConfigShape = {
   ...serviceConfigShape(7004),
   /**
    * Set: /r/ is answered on this Unix socket too, for an edge on the same machine (cheaper than

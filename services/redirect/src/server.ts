@@ -1,25 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
+  clientIp,
+  clientIpFromEdge,
   closingSteps,
   createMetrics,
   hasBody,
   InternalClient,
-  keepIdleConnections,
   limitRequestTimes,
-  listenOn,
-  listenOnUnixSocket,
-  onShutdown,
   opsRoutes,
   readinessChecks,
+  serve,
   serviceAlive,
+  trustedProxies,
   type RunningService,
   type StartOptions,
 } from '@shortener/chassis';
 import { MESSAGES, SHORT_LINK_PREFIX } from '@shortener/contracts';
 import { sampledSpan, tracingEnabled } from '@shortener/telemetry';
 import { refusedLink, type RedirectAdapters } from './adapters';
-import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
 import type { RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
 import { redirectMetrics, shortLinkTimer } from './metrics';
@@ -181,55 +180,31 @@ export async function startRedirect({
   limitRequestTimes(server, config);
 
   // The edge's own way in: /r/ only (never /readyz or /metrics), its X-Forwarded-For believed.
-  // Bound first, so that a socket in use stops the start-up before anything answers.
-  let edgeServer: Server | undefined;
+  let edge: { server: Server; path: string } | undefined;
   if (config.UNIX_SOCKET !== undefined) {
     const handleFromEdge = createRedirectHandler({
       ...redirectDeps,
       clientIp: (req) => clientIpFromEdge(req, proxies),
     });
-    edgeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const edgeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (!redirectRoute(handleFromEdge, req, res, req.url ?? '/')) notFound(res);
     });
     limitRequestTimes(edgeServer, config);
-    await listenOnUnixSocket(edgeServer, config.UNIX_SOCKET);
+    edge = { server: edgeServer, path: config.UNIX_SOCKET };
   }
-  try {
-    await listenOn(server, { port: config.PORT, host: config.HOST });
-  } catch (error) {
-    edgeServer?.close();
-    throw error;
-  }
-  keepIdleConnections(server, config);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info(
-    { port, socket: config.UNIX_SOCKET },
-    `redirect listening on port ${port}` +
-      (config.UNIX_SOCKET === undefined ? '' : ` and on ${config.UNIX_SOCKET}`),
-  );
-  await ops.listen();
-
-  const shutdown = onShutdown({
+  return serve({
+    name: 'redirect',
+    server,
+    unixSocket: edge,
+    config,
     logger,
-    handleSignals: !hosted,
-    ...(hosted ? { exit: () => undefined } : {}),
+    hosted,
+    ops,
+    stopping: () => {
+      stoppingSince = Date.now();
+      shuttingDown = true;
+    },
     steps: [
-      {
-        name: 'stop taking requests',
-        run: async () => {
-          stoppingSince = Date.now();
-          shuttingDown = true;
-          await Promise.all(
-            [server, edgeServer].map(
-              (listening) =>
-                new Promise<void>((resolve) =>
-                  listening ? listening.close(() => resolve()) : resolve(),
-                ),
-            ),
-          );
-        },
-      },
       {
         name: 'publish queued visits',
         run: () =>
@@ -238,8 +213,6 @@ export async function startRedirect({
       { name: 'stop listening for invalidations', run: async () => (await unsubscribe)() },
       // The visit publisher closes before the cache, as before: queued visits are out.
       ...closingSteps({ visits: adapters.visits, linkCache: adapters.linkCache }),
-      { name: 'close the ops port', run: () => ops.close() },
     ],
   });
-  return { port, server, shutdown };
 }

@@ -14,8 +14,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import {
   decodeVisits,
+  encodedVisitEnd,
   visitRecordOf,
-  VISIT_ID_BYTES,
   type EncodedVisits,
 } from '@shortener/contracts';
 
@@ -28,7 +28,6 @@ import {
 const SEGMENT_BYTES = 4 * 1024 * 1024;
 const SEGMENT = /^visits-(\d{12})\.spool$/;
 const LOCK = 'owner.pid';
-const NULL_TEXT = 0xffff;
 
 interface VisitSpoolOptions {
   maxBytes: number;
@@ -53,17 +52,6 @@ interface Segment {
 /** A run of visits read back from a segment left by an earlier process. */
 export interface RecoveredRun extends EncodedVisits {
   segment: number;
-}
-
-/** Where the event written at `at` ends, or -1 when it runs past `end` (a torn last write). */
-function eventEnd(bytes: Buffer, at: number, end: number): number {
-  let next = at + VISIT_ID_BYTES + 8;
-  for (let text = 0; text < 4; text++) {
-    if (next + 2 > end) return -1;
-    const length = bytes.readUInt16BE(next);
-    next += 2 + (length === NULL_TEXT ? 0 : length);
-  }
-  return next <= end ? next : -1;
 }
 
 /** Splits a segment's bytes into runs of at most `runMax` whole, valid visits. */
@@ -92,7 +80,7 @@ export function readSegment(
     return true;
   };
   while (at < bytes.length) {
-    const next = eventEnd(bytes, at, bytes.length);
+    const next = encodedVisitEnd(bytes, at, bytes.length);
     if (next === -1) {
       problem = `a torn visit at byte ${at} of ${bytes.length}`;
       break;

@@ -1,5 +1,7 @@
-import type { IHeaders, Kafka, Message, Producer } from 'kafkajs';
+import type { IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import { createProducer } from '@shortener/chassis-kafka';
+import { encodeVisitEvent } from '@shortener/contracts';
+import type { Unstored } from './visit-batch';
 
 /** A message that cannot be stored, kept as it came for the dead-letter topic. */
 export interface RejectedMessage {
@@ -98,4 +100,25 @@ export class DeadLetterProducer {
   async close(): Promise<void> {
     if (this.connecting) await this.producer.disconnect();
   }
+}
+
+/**
+ * What cannot be stored, for the dead-letter topic, with why: the message as it came or, for one
+ * event of a packed record, that event alone as a one-event message (encodeVisitEvent: the JSON
+ * a consumer reads as any other), with its place in the record.
+ */
+export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>): RejectedMessage {
+  const message = {
+    offset: origin.offset,
+    key: origin.key ?? null,
+    value: origin.value,
+    headers: origin.headers,
+    reason,
+  };
+  if (part === undefined) return message;
+  return {
+    ...message,
+    value: encodeVisitEvent(part.event),
+    headers: { ...origin.headers, [DLQ_PART_HEADER]: `${part.index}/${part.count}` },
+  };
 }

@@ -4,7 +4,8 @@ import { Registry } from 'prom-client';
 import type { ConsumerConfig, ConsumerRunConfig, EachBatchPayload, Kafka } from 'kafkajs';
 import { createIngestMetrics } from './ingest.metrics';
 import type { DeadLetterProducer } from './dead-letter.producer';
-import { heartbeatInterval, KafkaVisitSource } from './kafka-visit-source';
+import { heartbeatInterval } from './batch-keeping';
+import { KafkaVisitSource } from './kafka-visit-source';
 import type { VisitSink } from './visit-source';
 
 /** A kafkajs consumer that only records its options and hands over its eachBatch. */

@@ -1,14 +1,21 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+// The visits consumer group: each batch prepared, stored, dead-lettered and committed in order.
 import type { Logger } from 'pino';
 import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { retry, retryForever, type Adapter } from '@shortener/chassis';
+import { retryForever, type Adapter } from '@shortener/chassis';
 import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
-import { encodeVisitEvent, readVisitTraces, VISIT_TRACES_HEADER } from '@shortener/contracts';
+import { readVisitTraces, VISIT_TRACES_HEADER } from '@shortener/contracts';
 import { inLinkedSpan } from '@shortener/telemetry';
 import { ConsumerLagReader } from './consumer-lag';
-import { DeadLetterProducer, DLQ_PART_HEADER, type RejectedMessage } from './dead-letter.producer';
-import type { PreparedBatch, Unstored } from './visit-batch';
+import {
+  heartbeatInterval,
+  heartbeating,
+  untilDone,
+  type BatchKeeping,
+  type Step,
+} from './batch-keeping';
+import { DeadLetterProducer, rejectedMessage, type RejectedMessage } from './dead-letter.producer';
+import type { PreparedBatch } from './visit-batch';
 import type { VisitSink, VisitSource } from './visit-source';
 
 type KafkaSourceConfig = Pick<
@@ -19,19 +26,6 @@ type KafkaSourceConfig = Pick<
   | 'KAFKA_SESSION_TIMEOUT_MS'
   | 'CONSUMER_LAG_INTERVAL_MS'
 >;
-
-const RETRY_INITIAL_MS = 250;
-const RETRY_MAX_MS = 10_000;
-
-/**
- * A third of the session timeout (Kafka's rule, so two heartbeats can be missed), at most 3 s
- * (kafkajs's default): a batch stored slowly or retried through an outage keeps its partition.
- */
-export function heartbeatInterval(sessionTimeoutMs: number): number {
-  return Math.min(3000, Math.floor(sessionTimeoutMs / 3));
-}
-
-type Step = { name: 'database' | 'dead-letter'; run: () => Promise<void> };
 
 /** The offset to commit after a batch: Kafka stores the next offset to read. */
 function nextOffset(batch: Batch): string {
@@ -46,27 +40,6 @@ export function batchTraces(batch: Pick<Batch, 'messages'>) {
   return batch.messages.flatMap((message) =>
     readVisitTraces(message.headers?.[VISIT_TRACES_HEADER]),
   );
-}
-
-/**
- * What cannot be stored, for the dead-letter topic, with why: the message as it came or, for one
- * event of a packed record, that event alone as a one-event message (encodeVisitEvent: the JSON
- * a consumer reads as any other), with its place in the record.
- */
-export function rejectedMessage({ origin, reason, part }: Unstored<KafkaMessage>): RejectedMessage {
-  const message = {
-    offset: origin.offset,
-    key: origin.key ?? null,
-    value: origin.value,
-    headers: origin.headers,
-    reason,
-  };
-  if (part === undefined) return message;
-  return {
-    ...message,
-    value: encodeVisitEvent(part.event),
-    headers: { ...origin.headers, [DLQ_PART_HEADER]: `${part.index}/${part.count}` },
-  };
 }
 
 /**
@@ -90,6 +63,7 @@ export class KafkaVisitSource implements VisitSource {
   private sink: VisitSink | undefined;
   private lag: ConsumerLagReader | undefined;
   private readonly heartbeatMs: number;
+  private readonly keeping: BatchKeeping;
   /**
    * Per partition (`topic:partition`), the batch being stored: true once stored and
    * committed, false when it was given up (see handleBatch).
@@ -103,6 +77,7 @@ export class KafkaVisitSource implements VisitSource {
     private readonly logger: Logger,
   ) {
     this.heartbeatMs = heartbeatInterval(config.KAFKA_SESSION_TIMEOUT_MS);
+    this.keeping = { stopping: this.stopping.signal, logger, heartbeatMs: this.heartbeatMs };
   }
 
   /** Joins the group in the background: the service is alive (and not ready) meanwhile. */
@@ -242,8 +217,8 @@ export class KafkaVisitSource implements VisitSource {
         );
       },
     };
-    const prepared = await this.heartbeating(payload, (lost) =>
-      this.untilDone(prepare, payload, sink, lost),
+    const prepared = await heartbeating(this.keeping, payload, (lost) =>
+      untilDone(this.keeping, prepare, payload, sink, lost),
     );
     // Nothing is stored before the batch before is stored and committed; given up, it takes
     // this one with it (the partition was sought back to it).
@@ -312,11 +287,11 @@ export class KafkaVisitSource implements VisitSource {
     try {
       // kafkajs heartbeats only between batches: heartbeating all along, so the group keeps
       // the partition here however long the batch takes, in a transaction or in retries.
-      const stored = await this.heartbeating(payload, async (lost) => {
+      const stored = await heartbeating(this.keeping, payload, async (lost) => {
         for (const step of steps) {
           // Abandoned (stopping, or the partition moved to another member): nothing is
           // committed, and the batch is fetched again.
-          if (!(await this.untilDone(step, payload, sink, lost))) return false;
+          if (!(await untilDone(this.keeping, step, payload, sink, lost))) return false;
         }
         return true;
       });
@@ -358,98 +333,6 @@ export class KafkaVisitSource implements VisitSource {
       this.consumer?.seek({ topic: batch.topic, partition: batch.partition, offset });
     } catch {
       // Not running any more: it restarts from the committed offset.
-    }
-  }
-
-  /**
-   * Runs a step until it succeeds; false when the batch should be given up instead: on
-   * shutdown, or once a heartbeat failed (`lost`: the group is rebalancing or dropped us).
-   */
-  private async untilDone(
-    step: Step,
-    payload: EachBatchPayload,
-    sink: VisitSink,
-    lost: AbortSignal,
-  ): Promise<boolean> {
-    try {
-      await retry(
-        async () => {
-          try {
-            await step.run();
-          } catch (error) {
-            sink.metrics.retries.inc({ step: step.name });
-            throw error;
-          }
-        },
-        {
-          initialMs: RETRY_INITIAL_MS,
-          maxMs: RETRY_MAX_MS,
-          giveUp: () =>
-            this.stopping.signal.aborted ||
-            lost.aborted ||
-            !payload.isRunning() ||
-            payload.isStale(),
-          onRetry: (error, { delayMs }) =>
-            this.logger.warn(
-              {
-                err: error instanceof Error ? error.message : String(error),
-                step: step.name,
-                partition: payload.batch.partition,
-                offset: payload.batch.firstOffset(),
-                retryInMs: delayMs,
-              },
-              'batch not stored yet; retrying it',
-            ),
-          // Woken early on shutdown or when the group moves on, to give the batch up.
-          wait: (ms) =>
-            sleep(ms, undefined, { signal: AbortSignal.any([this.stopping.signal, lost]) }).catch(
-              () => undefined,
-            ),
-        },
-      );
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Runs `work` while heartbeating every heartbeat interval (kafkajs sends one only when the
-   * last is that old). `lost` aborts when a heartbeat fails: the group is rebalancing, has
-   * dropped this member, or cannot be reached, and the batch should be given up after the
-   * step in hand. The error itself reaches kafkajs at its own next heartbeat, which rejoins.
-   */
-  private async heartbeating<T>(
-    payload: EachBatchPayload,
-    work: (lost: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const done = new AbortController();
-    const lost = new AbortController();
-    const beat = async (): Promise<void> => {
-      while (!lost.signal.aborted) {
-        await sleep(this.heartbeatMs, undefined, { signal: done.signal }).catch(() => undefined);
-        if (done.signal.aborted) return;
-        try {
-          await payload.heartbeat();
-        } catch (error) {
-          if (done.signal.aborted) return;
-          this.logger.warn(
-            {
-              err: error instanceof Error ? error.message : String(error),
-              partition: payload.batch.partition,
-            },
-            'heartbeat failed during a batch; it is not retried any more',
-          );
-          lost.abort(error);
-        }
-      }
-    };
-    // Never rejects; a heartbeat still in flight at the end is not waited for.
-    void beat();
-    try {
-      return await work(lost.signal);
-    } finally {
-      done.abort();
     }
   }
 }

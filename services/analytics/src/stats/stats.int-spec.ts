@@ -16,7 +16,7 @@ import {
 } from '@shortener/contracts';
 import {
   freePort,
-  startService,
+  startServiceProcess,
   testServers,
   waitFor,
   type ServiceProcess,
@@ -110,7 +110,7 @@ describe('analytics stats', () => {
   }
 
   beforeAll(async () => {
-    service = await startService('analytics', await freePort(), {
+    service = await startServiceProcess('analytics', await freePort(), {
       DATABASE_URL: testServers.databaseUrl,
       REDIS_URL: testServers.redisUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),

@@ -14,7 +14,7 @@ import {
 import {
   freePort,
   readTopic,
-  startService,
+  startServiceProcess,
   testServers,
   waitFor,
   type ServiceProcess,
@@ -105,7 +105,7 @@ describe('analytics service', () => {
       ],
     });
     await admin.disconnect();
-    service = await startService('analytics', await freePort(), {
+    service = await startServiceProcess('analytics', await freePort(), {
       DATABASE_URL: testServers.databaseUrl,
       KAFKA_BROKERS: testServers.kafkaBrokers.join(','),
       KAFKA_CONSUMER_GROUP: GROUP,

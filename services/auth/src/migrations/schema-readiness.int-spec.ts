@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import {
   freePort,
   REPO_ROOT,
-  startService,
+  startServiceProcess,
   testServers,
   waitFor,
   type ServiceProcess,
@@ -42,7 +42,7 @@ describe('auth with a schema older than its image', () => {
   const services: ServiceProcess[] = [];
 
   const startAuth = async (): Promise<ServiceProcess> => {
-    const service = await startService('auth', await freePort(), {
+    const service = await startServiceProcess('auth', await freePort(), {
       DATABASE_URL: url.toString(),
       DB_MIGRATE: 'false',
       INTERNAL_API_SECRET: 'schema-readiness-test-secret',

@@ -2,6 +2,7 @@ import { Controller, Inject, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { safeReturnPath, signInApi, SIGN_IN_PATH, type SessionUser } from '@shortener/contracts';
+import { fromOwnOrigin } from '@shortener/chassis';
 import { Route, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import { GOOGLE_VARIABLES, type AuthConfig } from '../config';
 import {
@@ -13,7 +14,6 @@ import { SessionsService } from '../sessions/sessions.service';
 import { UsersService } from '../users/users.service';
 import type { GoogleSignIn } from './google-sign-in';
 import { localIdentity } from './local-sign-in';
-import { fromOwnOrigin } from './same-origin';
 import { localSignInPage, signInPage, signOutPage, type PageLink } from './sign-in-pages';
 
 export const GOOGLE_SIGN_IN = Symbol('GOOGLE_SIGN_IN');
@@ -120,7 +120,7 @@ export class SignInController {
       return page(res, 404, 'Local sign-in is off', ['This server signs in with Google.'], [HOME]);
     }
     // A form posted from another site must not sign this browser in (login CSRF).
-    if (!fromOwnOrigin(req, this.config.PUBLIC_ORIGIN)) {
+    if (!fromOwnOrigin(req.headers, this.config.PUBLIC_ORIGIN)) {
       return page(res, 403, 'Sign-in refused', ['This form was sent from another site.'], [HOME]);
     }
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -153,7 +153,7 @@ export class SignInController {
   @Route(signInApi.signOut)
   async logout(@Req() req: Request, @Res() res: Response): Promise<void> {
     res.setHeader('cache-control', 'no-store');
-    if (!fromOwnOrigin(req, this.config.PUBLIC_ORIGIN)) {
+    if (!fromOwnOrigin(req.headers, this.config.PUBLIC_ORIGIN)) {
       return page(
         res,
         403,

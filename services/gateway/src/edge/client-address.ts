@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import proxyAddr from 'proxy-addr';
-import { clientKey as addressKey, type TrustProxy } from '@shortener/chassis';
+import {
+  clientIp,
+  clientIpFromEdge,
+  clientKey as addressKey,
+  type TrustedProxies,
+} from '@shortener/chassis';
 
 /** Connections accepted on the gateway's UNIX_SOCKET: the edge's own way in. */
 const edgeConnections = new WeakSet<Socket>();
@@ -16,26 +20,21 @@ export function acceptedFromEdge(connection: Socket): void {
 }
 
 /**
- * The client's address: the socket's peer, or what a trusted proxy says, X-Forwarded-For
- * walked from the right past the proxies TRUSTED_PROXIES names (proxy-addr, as Express
- * does); a connection from the edge's socket, which has no peer address, counts as such a
- * proxy. IPv4 peers read as plain IPv4.
+ * The client's address: clientIp's (the socket's peer, or what a trusted proxy says), the
+ * redirect service's reading too; a connection from the edge's socket, which has no peer
+ * address, counts as such a proxy.
  */
-export function resolveClientAddress(req: IncomingMessage, trust: TrustProxy): string {
-  const fromEdge = edgeConnections.has(req.socket);
-  const address =
-    (proxyAddr(req, fromEdge ? (peer, hop) => hop === 0 || trust(peer, hop) : trust) as
-      string | undefined) ?? 'unknown';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+export function resolveClientAddress(req: IncomingMessage, trusted: TrustedProxies): string {
+  return edgeConnections.has(req.socket) ? clientIpFromEdge(req, trusted) : clientIp(req, trusted);
 }
 
 /**
  * Sets every request's `req.ip` to resolveClientAddress's answer: Express's own getter knows
  * nothing of the edge's socket. First in the chain, before anything reads the address.
  */
-export function clientAddresses(trust: TrustProxy): RequestHandler {
+export function clientAddresses(trusted: TrustedProxies): RequestHandler {
   return (req, _res, next) => {
-    Object.defineProperty(req, 'ip', { value: resolveClientAddress(req, trust) });
+    Object.defineProperty(req, 'ip', { value: resolveClientAddress(req, trusted) });
     next();
   };
 }

@@ -1,5 +1,6 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { fromOwnOrigin } from '@shortener/chassis';
 import {
   API_DOCS_PATH,
   MESSAGES,
@@ -7,7 +8,6 @@ import {
   REQUESTED_WITH_HEADER,
   REQUESTED_WITH_VALUE,
 } from '@shortener/contracts';
-import { sameOrigin } from '../stats/live-stream';
 import { routePattern } from './route-pattern';
 
 /** Documentation is browsed by navigation, which cannot send the header. */
@@ -47,7 +47,7 @@ function checkRequestedWith(
   if (isExempt(req.path)) return next();
   res.setHeader('cache-control', 'no-store');
   if (SAME_ORIGIN_CALLS.some((call) => call.test(req.path))) {
-    if (!sameOrigin(req.headers, publicOrigin)) throw new ForbiddenException(NOT_THIS_SITE);
+    if (!fromOwnOrigin(req.headers, publicOrigin)) throw new ForbiddenException(NOT_THIS_SITE);
     return next();
   }
   // A call with Authorization is a script's, made with an API key and no cookie (ApiKeyGuard

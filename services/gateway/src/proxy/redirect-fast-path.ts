@@ -1,12 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import {
-  compileTrustedProxies,
-  hasBody,
-  REQUEST_ID_HEADER,
-  requestIdFrom,
-} from '@shortener/chassis';
+import { hasBody, REQUEST_ID_HEADER, requestIdFrom, trustedProxies } from '@shortener/chassis';
 import { MESSAGES, SHORT_LINK_PREFIX } from '@shortener/contracts';
 import { resolveClientAddress } from '../edge/client-address';
 
@@ -86,7 +81,7 @@ export function redirectFastPath(options: {
   timeoutMs?: number;
 }): RedirectFastPath {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const trust = compileTrustedProxies(options.trustedProxies);
+  const trusted = trustedProxies(options.trustedProxies);
   // As many connections as the Agent before it allowed; one request at a time on each (no
   // pipelining: a slow lookup would hold up the redirects queued behind it).
   const pool = new Pool(new URL(options.target).origin, {
@@ -120,7 +115,7 @@ export function redirectFastPath(options: {
     const requestId = requestIdFrom(given);
     const headers: Record<string, string> = {
       [REQUEST_ID_HEADER]: requestId,
-      'x-forwarded-for': resolveClientAddress(req, trust),
+      'x-forwarded-for': resolveClientAddress(req, trusted),
     };
     for (const name of PASSED_ON) {
       const value = given[name];

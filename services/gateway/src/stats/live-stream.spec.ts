@@ -3,7 +3,6 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { LIVE_END_REASONS } from '@shortener/contracts';
 import {
-  sameOrigin,
   STREAM_BUFFER_BYTES,
   streamVisits,
   type LagOutcome,
@@ -246,21 +245,5 @@ describe('the live stream at shutdown', () => {
     stopping.abort();
     expect(res.ended).toBe(true);
     expect(visits.watching('AbC1234')).toBe(0);
-  });
-});
-
-describe('sameOrigin', () => {
-  const origin = 'http://localhost:8080';
-  it('takes our own pages, and clients that name no site', () => {
-    expect(sameOrigin({ 'sec-fetch-site': 'same-origin', origin }, origin)).toBe(true);
-    expect(sameOrigin({}, origin)).toBe(true);
-  });
-  it('refuses another site, whichever header says so', () => {
-    expect(sameOrigin({ 'sec-fetch-site': 'cross-site' }, origin)).toBe(false);
-    expect(sameOrigin({ 'sec-fetch-site': 'same-site' }, origin)).toBe(false);
-    expect(sameOrigin({ origin: 'https://evil.example' }, origin)).toBe(false);
-    expect(
-      sameOrigin({ 'sec-fetch-site': 'same-origin', origin: 'http://localhost:8081' }, origin),
-    ).toBe(false);
   });
 });

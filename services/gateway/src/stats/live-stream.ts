@@ -136,19 +136,3 @@ export function streamVisits(res: ServerResponse, options: LiveStreamOptions): L
   options.stopping?.addEventListener('abort', stop, { once: true });
   return { end: (reason) => end(reason) };
 }
-
-/**
- * Whether a request comes from our own pages. EventSource cannot send X-Requested-With, so the
- * live stream takes this instead: a browser names a cross-site request in Sec-Fetch-Site, and
- * sends Origin with every EventSource request; either saying "another site" refuses it.
- */
-export function sameOrigin(
-  headers: { 'sec-fetch-site'?: string | string[]; origin?: string | string[] },
-  publicOrigin: string,
-): boolean {
-  const site = headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return false;
-  const origin = headers.origin;
-  if (origin !== undefined && origin !== new URL(publicOrigin).origin) return false;
-  return true;
-}

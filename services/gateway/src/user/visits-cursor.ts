@@ -1,3 +1,5 @@
+import { decodePageCursor, encodePageCursor } from '@shortener/contracts';
+
 /**
  * Where a page of a user's links, the most visited first, ends: the visit count and code of
  * the last link shown (ties are ordered by code). Opaque to callers (base64url), as the links
@@ -8,17 +10,16 @@ export interface VisitsCursor {
   code: string;
 }
 
-const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,120}$/;
+const CURSOR_LENGTH = 120;
 const CURSOR_BODY = /^v:(\d{1,15}):([A-Za-z0-9_-]{1,64})$/;
 
 export function encodeVisitsCursor(cursor: VisitsCursor): string {
-  return Buffer.from(`v:${String(cursor.visits)}:${cursor.code}`).toString('base64url');
+  return encodePageCursor(['v', cursor.visits, cursor.code]);
 }
 
 /** The cursor, or null when the text is not one this order made. */
 export function decodeVisitsCursor(text: string): VisitsCursor | null {
-  if (!CURSOR_TEXT.test(text)) return null;
-  const match = CURSOR_BODY.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  const match = decodePageCursor(text, CURSOR_LENGTH, CURSOR_BODY);
   if (!match?.[1] || !match[2]) return null;
   return { visits: Number(match[1]), code: match[2] };
 }

@@ -1,3 +1,5 @@
+import { decodePageCursor, encodePageCursor } from '@shortener/contracts';
+
 /** The orders a user's links are listed in: newest first, or the soonest to expire first. */
 export type LinkOrder = 'newest' | 'expiring';
 
@@ -12,21 +14,19 @@ export interface LinkCursor {
   code: string;
 }
 
-const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,120}$/;
+const CURSOR_LENGTH = 120;
 // Codes and aliases: letters, digits, '-' and '_' (an alias is a code like any other). A
 // newest-first cursor has no prefix, as before there were other orders.
 const CURSOR_BODY = /^(?:(e):)?(\d{1,17}):([A-Za-z0-9_-]{1,64})$/;
 
-/** Opaque to callers (base64url), so its layout can change without breaking them. */
 export function encodeLinkCursor(cursor: LinkCursor): string {
-  const prefix = cursor.order === 'expiring' ? 'e:' : '';
-  return Buffer.from(`${prefix}${cursor.micros}:${cursor.code}`).toString('base64url');
+  const fields = [cursor.micros, cursor.code];
+  return encodePageCursor(cursor.order === 'expiring' ? ['e', ...fields] : fields);
 }
 
 /** The cursor, or null when the text is not one this service made. */
 export function decodeLinkCursor(text: string): LinkCursor | null {
-  if (!CURSOR_TEXT.test(text)) return null;
-  const match = CURSOR_BODY.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  const match = decodePageCursor(text, CURSOR_LENGTH, CURSOR_BODY);
   if (!match?.[2] || !match[3]) return null;
   return {
     order: match[1] === 'e' ? 'expiring' : 'newest',

@@ -1,6 +1,7 @@
+// The client's address, for the gateway and the redirect service alike.
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { compileTrustedProxies } from '@shortener/chassis';
+import { compileTrustedProxies } from './trusted-proxies';
 
 function normalize(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
@@ -17,10 +18,9 @@ export interface TrustedProxies {
 const MEMO_MAX = 4096;
 
 /**
- * TRUSTED_PROXIES as the gateway reads it (compileTrustedProxies: addresses, CIDR ranges,
- * `loopback`, `linklocal`, `uniquelocal`). Answers are remembered per address: proxy-addr
- * parses the address on every check, which made clientIp behind a proxy cost 3.6 us a call
- * against 0.34 us with this memo (bench/redirect-caches.mjs).
+ * TRUSTED_PROXIES as compileTrustedProxies reads it (addresses, CIDR ranges, `loopback`,
+ * `linklocal`, `uniquelocal`). Answers are remembered per address: proxy-addr parses the
+ * address on every check (bench/redirect-caches.mjs measures what the memo saves).
  */
 export function trustedProxies(entries: readonly string[]): TrustedProxies {
   const trust = compileTrustedProxies(entries);

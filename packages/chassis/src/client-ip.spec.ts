@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import { compileTrustedProxies } from '@shortener/chassis';
 import { clientIp, clientIpFromEdge, trustedProxies } from './client-ip';
+import { compileTrustedProxies } from './trusted-proxies';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {

@@ -1,0 +1,84 @@
+import type { Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
+import type { Logger } from 'pino';
+import { keepIdleConnections, type KeepAliveConfig } from './keep-alive';
+import type { OpsRoutes } from './ops-http';
+import type { RunningService } from './service';
+import { onShutdown } from './shutdown';
+import { listenOn, listenOnUnixSocket } from './unix-socket';
+
+type Step = { name: string; run: () => Promise<void> };
+
+export interface ServeOptions {
+  name: string;
+  /** The HTTP server for PORT, not listening yet. */
+  server: Server;
+  /** A server for UNIX_SOCKET beside it (listenOnUnixSocket), closed with it. */
+  unixSocket?: { server: NetServer; path: string } | undefined;
+  config: { PORT: number; HOST: string } & KeepAliveConfig;
+  logger: Logger;
+  /** Run by a host (the embedded mode), which answers the signals and exits itself. */
+  hosted?: boolean | undefined;
+  ops: OpsRoutes;
+  /** How `server` starts listening on PORT and HOST (a framework's own way); listenOn by default. */
+  listen?: () => Promise<unknown>;
+  /** Undoes what was started for the servers when one cannot listen. */
+  abandon?: () => Promise<void>;
+  /** The first thing shutdown does, before the servers close: readiness says it is stopping. */
+  stopping: () => void;
+  /** After the servers have closed (their requests answered), before the ops port closes. */
+  steps: readonly Step[];
+}
+
+/**
+ * The sequence every service runs, the redirect's node:http and the Nest services alike: the
+ * Unix socket bound first (a socket in use stops the start-up before anything answers), then
+ * PORT, idle connections kept past the proxy's, the ops port; and the shutdown that stops
+ * taking requests, runs the service's steps, and closes the ops port last (readiness keeps
+ * saying "shutting down" while the rest drains).
+ */
+export async function serve(options: ServeOptions): Promise<RunningService> {
+  const { name, server, unixSocket, config, logger, hosted, ops } = options;
+  try {
+    if (unixSocket) await listenOnUnixSocket(unixSocket.server, unixSocket.path);
+    try {
+      await (options.listen?.() ?? listenOn(server, { port: config.PORT, host: config.HOST }));
+    } catch (error) {
+      unixSocket?.server.close();
+      throw error;
+    }
+  } catch (error) {
+    await options.abandon?.();
+    throw error;
+  }
+  keepIdleConnections(server, config);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info(
+    { port, socket: unixSocket?.path },
+    `${name} listening on port ${port}` + (unixSocket ? ` and on ${unixSocket.path}` : ''),
+  );
+  await ops.listen();
+
+  const listening: Array<Server | NetServer> = [server, ...(unixSocket ? [unixSocket.server] : [])];
+  const shutdown = onShutdown({
+    logger,
+    handleSignals: !hosted,
+    ...(hosted ? { exit: () => undefined } : {}),
+    steps: [
+      {
+        name: 'stop taking requests',
+        run: async () => {
+          const closed = listening.map(
+            (each) => new Promise<void>((resolve) => each.close(() => resolve())),
+          );
+          options.stopping();
+          await Promise.all(closed);
+        },
+      },
+      ...options.steps,
+      { name: 'close the ops port', run: () => ops.close() },
+    ],
+  });
+  return { port, server, shutdown };
+}
