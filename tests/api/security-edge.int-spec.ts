@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
 import {
+  SERVICE_NAMES,
   startOAuth2Mock,
   startStack,
   type OAuth2Mock,
@@ -300,8 +301,16 @@ describe('the edge: request bodies, logs and internal tokens', () => {
       const replay = await browser.fetch(trip.callbackUrl);
       expect(replay.status).toBe(400);
 
-      // Let the services write their last lines.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A process that logs its requests (redirect does not) has written its lines once it
+      // has logged a later request of its own.
+      for (const name of SERVICE_NAMES) {
+        for (const service of stack.all(name)) {
+          if (!service.output().includes('"msg":"request ')) continue;
+          const marker = randomUUID();
+          await fetch(`${service.url}/no-such-route`, { headers: { 'x-request-id': marker } });
+          await linesAbout(service, marker);
+        }
+      }
       const output = stack.output();
       expect(output).toContain('/api/shorten');
       expect(output).toContain('/auth/google/callback');
