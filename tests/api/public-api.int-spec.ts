@@ -1,5 +1,5 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { type Client } from 'pg';
 import {
   DAY_MS,
   LINKS_QUERY_MESSAGES,
@@ -10,15 +10,15 @@ import {
   type UserData,
 } from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
+import { waitFor, type Stack } from '@shortener/testkit';
+import { type Browser } from './support/browser';
 import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
-import { Browser } from './support/browser';
+  signedInClients,
+  someAddress,
+  someClient as client,
+  startUsersStack,
+  type UsersStack,
+} from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // The public API of SPEC.md section 7 through the gateway, against the whole set of
@@ -52,18 +52,11 @@ const SHORT_CODE: unknown = expect.stringMatching(/^[0-9A-Za-z]{7}$/);
 const WINDOWS: unknown = expect.stringContaining('Windows');
 
 /** An address from the benchmarking range, new for every client of every run. */
-function someAddress(): string {
-  return `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-}
-
-function client(): Browser {
-  return new Browser({ 'x-forwarded-for': someAddress() });
-}
 
 const uniqueUrl = (): string => `https://example.com/target/${randomUUID()}?q=1`;
 
 describe('the public API', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let links: InternalClient;
@@ -107,34 +100,22 @@ describe('the public API', () => {
     (await userData(browser)).urls.find((link) => link.urlID === code);
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: {
         TRUSTED_PROXIES: '127.0.0.0/8,::1',
         SIGN_IN_RATE_LIMIT: '1000',
         SHORTEN_RATE_LIMIT_ANONYMOUS: String(ANONYMOUS_LIMIT),
         SHORTEN_RATE_LIMIT_SIGNED_IN: String(ANONYMOUS_LIMIT * 2),
       },
-      serviceEnv: { auth: provider.env, links: { LOG_LEVEL: 'info' } },
+      serviceEnv: { links: { LOG_LEVEL: 'info' } },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    ({ stack, db } = started);
     links = new InternalClient('links', stack.get('links').url, stack.secret);
-    alice = client();
-    bob = client();
-    for (const [browser, name] of [
-      [alice, 'alice'],
-      [bob, 'bob'],
-    ] as const) {
-      const trip = await signIn(browser, stack.url, name);
-      expect(trip.landedAt).toBe(`${stack.url}/profile`);
-    }
+    ({ alice, bob } = await signedInClients(stack, ['alice', 'bob']));
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   describe('shorten', () => {
