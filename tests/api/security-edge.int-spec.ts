@@ -9,6 +9,7 @@ import {
   type OAuth2Mock,
   type ServiceProcess,
   type Stack,
+  untilLogsWritten,
   waitFor,
 } from '@shortener/testkit';
 import { Browser } from './support/browser';
@@ -301,15 +302,9 @@ describe('the edge: request bodies, logs and internal tokens', () => {
       const replay = await browser.fetch(trip.callbackUrl);
       expect(replay.status).toBe(400);
 
-      // A process that logs its requests (redirect does not) has written its lines once it
-      // has logged a later request of its own.
+      // Every process has written the lines of these requests.
       for (const name of SERVICE_NAMES) {
-        for (const service of stack.all(name)) {
-          if (!service.output().includes('"msg":"request ')) continue;
-          const marker = randomUUID();
-          await fetch(`${service.url}/no-such-route`, { headers: { 'x-request-id': marker } });
-          await linesAbout(service, marker);
-        }
+        for (const service of stack.all(name)) await untilLogsWritten(service);
       }
       const output = stack.output();
       expect(output).toContain('/api/shorten');
