@@ -10,13 +10,7 @@ import {
 } from '@shortener/contracts';
 import { waitFor, type Stack } from '@shortener/testkit';
 import { type Browser } from './support/browser';
-import {
-  signedInClients,
-  someAddress,
-  someClient as client,
-  startUsersStack,
-  type UsersStack,
-} from './support/users-stack';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 
 // Issue 28: a back-half of one's own (an alias) on POST /api/shorten/, and many links in one
 // call (POST /api/links), through the gateway to every service from their builds, with real
@@ -117,7 +111,7 @@ describe('aliases and bulk links', () => {
       },
     });
     ({ stack, db } = started);
-    ({ alice, bob, carol, dave, erin } = await signedInClients(stack, [
+    ({ alice, bob, carol, dave, erin } = await started.signedIn([
       'alice',
       'bob',
       'carol',
@@ -191,7 +185,7 @@ describe('aliases and bulk links', () => {
       const alias = freshAlias();
       const url = uniqueUrl();
       await expectRefused(
-        await shorten(client(), url, { alias }),
+        await shorten(someClient(), url, { alias }),
         403,
         ALIAS_MESSAGES.loginRequired,
       );
@@ -454,7 +448,7 @@ describe('aliases and bulk links', () => {
 
     it('answers a signed-out call with 401, creating nothing', async () => {
       const url = uniqueUrl();
-      const response = await bulk(client(), JSON.stringify([{ url }]));
+      const response = await bulk(someClient(), JSON.stringify([{ url }]));
       expect(response.status).toBe(401);
       expect(((await response.json()) as { message: string }).message).toBe(MESSAGES.unauthorized);
       expect(await storedForUrl(url)).toBe(0);

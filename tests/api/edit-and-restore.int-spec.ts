@@ -10,13 +10,7 @@ import {
 } from '@shortener/contracts';
 import { waitFor, type Stack } from '@shortener/testkit';
 import { type Browser } from './support/browser';
-import {
-  signedInClients,
-  someAddress,
-  someClient as client,
-  startUsersStack,
-  type UsersStack,
-} from './support/users-stack';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 
 // Editing a link (PATCH /api/links/{urlID}) and undoing a delete (POST
 // /api/links/{urlID}/restore) through the gateway, on the whole set of services from their
@@ -131,7 +125,7 @@ describe('editing a link and undoing a delete', () => {
       },
     });
     ({ stack, db } = started);
-    ({ carol, dave } = await signedInClients(stack, ['carol', 'dave']));
+    ({ carol, dave } = await started.signedIn(['carol', 'dave']));
   });
 
   afterAll(async () => {
@@ -251,7 +245,7 @@ describe('editing a link and undoing a delete', () => {
 
     it('answers 401 signed out', async () => {
       const { code } = await shorten(carol);
-      const response = await edit(client(), code, JSON.stringify({ days: 60 }));
+      const response = await edit(someClient(), code, JSON.stringify({ days: 60 }));
       expect(response.status).toBe(401);
       expect(((await response.json()) as { message: string }).message).toBe(MESSAGES.unauthorized);
     });

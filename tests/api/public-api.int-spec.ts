@@ -12,13 +12,7 @@ import {
 import { InternalClient } from '@shortener/chassis';
 import { waitFor, type Stack } from '@shortener/testkit';
 import { type Browser } from './support/browser';
-import {
-  signedInClients,
-  someAddress,
-  someClient as client,
-  startUsersStack,
-  type UsersStack,
-} from './support/users-stack';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // The public API of SPEC.md section 7 through the gateway, against the whole set of
@@ -111,7 +105,7 @@ describe('the public API', () => {
     });
     ({ stack, db } = started);
     links = new InternalClient('links', stack.get('links').url, stack.secret);
-    ({ alice, bob } = await signedInClients(stack, ['alice', 'bob']));
+    ({ alice, bob } = await started.signedIn(['alice', 'bob']));
   });
 
   afterAll(async () => {
@@ -121,7 +115,7 @@ describe('the public API', () => {
   describe('shorten', () => {
     it('works anonymously with days=7 and answers loggedIn false', async () => {
       const url = uniqueUrl();
-      const response = await shorten(client(), url, '7');
+      const response = await shorten(someClient(), url, '7');
       expect(response.status).toBe(201);
       const body = (await response.json()) as { url: string; loggedIn: boolean };
       expect(body).toEqual({ url: SHORT_CODE, loggedIn: false });
@@ -131,18 +125,18 @@ describe('the public API', () => {
 
     it('refuses days=30 anonymously with 403 and the message, storing nothing', async () => {
       const url = uniqueUrl();
-      const response = await shorten(client(), url, '30');
+      const response = await shorten(someClient(), url, '30');
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual({ message: MESSAGES.loginForExpiry });
       expect(await storedCount(url)).toBe(0);
     });
 
     it.each(['45', 'abc', '-1', ''])('stores a 7-day link for days=%j', async (days) => {
-      expect(await storedDays(await shortenOk(client(), days))).toBe(7);
+      expect(await storedDays(await shortenOk(someClient(), days))).toBe(7);
     });
 
     it('stores a 7-day link when days is missing', async () => {
-      expect(await storedDays(await shortenOk(client()))).toBe(7);
+      expect(await storedDays(await shortenOk(someClient()))).toBe(7);
     });
 
     it('lets a signed-in user pick 30 days, answering loggedIn true, and lists the link', async () => {
@@ -206,7 +200,7 @@ describe('the public API', () => {
         'Short links of this service cannot be shortened again.',
       ],
     ])('refuses %s with 403 and its message, storing nothing', async (_what, url, message) => {
-      for (const browser of [alice, client()]) {
+      for (const browser of [alice, someClient()]) {
         const response = await shorten(browser, url(), '7');
         expect(response.status).toBe(403);
         expect(await response.json()).toEqual({ message });
@@ -215,7 +209,7 @@ describe('the public API', () => {
     });
 
     it('limits anonymous shortening per address, more strictly than signed-in users', async () => {
-      const anonymous = client();
+      const anonymous = someClient();
       for (let i = 0; i < ANONYMOUS_LIMIT; i += 1) await shortenOk(anonymous);
       const url = uniqueUrl();
       const limited = await shorten(anonymous, url);
@@ -228,7 +222,7 @@ describe('the public API', () => {
       expect(await storedCount(url)).toBe(0);
 
       // A signed-in user from an address of their own goes on past the anonymous limit.
-      const carol = client();
+      const carol = someClient();
       await signIn(carol, stack.url, 'bob');
       for (let i = 0; i <= ANONYMOUS_LIMIT; i += 1) await shortenOk(carol, '15');
     });
@@ -301,7 +295,7 @@ describe('the public API', () => {
     });
 
     it('answers a signed-out delete with 401 and a callBack, changing nothing', async () => {
-      const response = await client().api(`${stack.url}/api/delete/${code}`, {
+      const response = await someClient().api(`${stack.url}/api/delete/${code}`, {
         method: 'POST',
         headers: { referer: `${stack.url}/profile/${code}` },
       });
@@ -442,7 +436,7 @@ describe('the public API', () => {
 
     it('carries the request id to the services behind it', async () => {
       const requestId = `api-test-${randomUUID()}`;
-      const response = await client().api(
+      const response = await someClient().api(
         `${stack.url}/api/shorten/?url=${encodeURIComponent(uniqueUrl())}`,
         { method: 'POST', headers: { 'x-request-id': requestId } },
       );

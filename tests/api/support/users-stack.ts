@@ -24,6 +24,8 @@ export interface UsersStack {
   stack: Stack;
   /** A client of the test database. */
   db: Client;
+  /** A browser of a client of its own (someClient) for each user, signed in, on /profile. */
+  signedIn<Name extends string>(names: readonly Name[]): Promise<Record<Name, Browser>>;
   /** Stops all three. */
   stop(): Promise<void>;
 }
@@ -56,22 +58,22 @@ export async function startUsersStack(
     const client = new Client({ connectionString: testServers.databaseUrl });
     await client.connect();
     db = client;
-    return { provider, stack, db, stop };
+    const origin = stack.url;
+    return { provider, stack, db, signedIn: (names) => signedInClients(origin, names), stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** A browser of a client of its own (someClient) for each user, signed in, landed on /profile. */
-export async function signedInClients<Name extends string>(
-  stack: Stack,
+async function signedInClients<Name extends string>(
+  origin: string,
   names: readonly Name[],
 ): Promise<Record<Name, Browser>> {
   const browsers = {} as Record<Name, Browser>;
   for (const name of names) {
     browsers[name] = someClient();
-    expect((await signIn(browsers[name], stack.url, name)).landedAt).toBe(`${stack.url}/profile`);
+    expect((await signIn(browsers[name], origin, name)).landedAt).toBe(`${origin}/profile`);
   }
   return browsers;
 }
