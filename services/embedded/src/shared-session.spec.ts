@@ -119,7 +119,8 @@ describe('connections taking turns with one session', () => {
     const a = await client();
     const b = await client();
     a.socket.write(Buffer.concat([message('P', 'a'), message('H')]));
-    await sleep(30);
+    // a's unit has begun: its messages ran.
+    while (!session.ran.includes('H')) await sleep(5);
     b.socket.write(Buffer.concat([message('P', 'b'), message('B'), message('E'), message('S')]));
     await sleep(30);
     expect(b.answered()).not.toContain('done');
@@ -146,7 +147,7 @@ describe('connections taking turns with one session', () => {
   it('ends the query of a connection that goes away in its middle before the next one', async () => {
     const a = await client();
     a.socket.write(Buffer.concat([message('P', 'a'), message('H')]));
-    await sleep(30);
+    while (!session.ran.includes('H')) await sleep(5);
     a.socket.destroy();
     const b = await client();
     b.socket.write(Buffer.concat([message('P', 'b'), message('B'), message('S')]));
