@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { type Client } from 'pg';
 import {
   ALIAS_MESSAGES,
   BULK_MESSAGES,
@@ -8,16 +8,9 @@ import {
   type BulkLinksResponse,
   type UserData,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
-import { Browser } from './support/browser';
-import { signIn } from './support/sign-in';
+import { waitFor, type Stack } from '@shortener/testkit';
+import { type Browser } from './support/browser';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 
 // Issue 28: a back-half of one's own (an alias) on POST /api/shorten/, and many links in one
 // call (POST /api/links), through the gateway to every service from their builds, with real
@@ -43,15 +36,13 @@ const CHROME_ON_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const someAddress = (): string => `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-const client = (): Browser => new Browser({ 'x-forwarded-for': someAddress() });
 const uniqueUrl = (): string => `https://example.com/alias-target/${randomUUID()}`;
 /** An alias no run has used: letters, digits, - and _. */
 const freshAlias = (stem = 'link'): string =>
   `${stem}-${randomUUID().replace(/-/g, '').slice(0, 12)}_${randomInt(1000)}`;
 
 describe('aliases and bulk links', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let alice: Browser;
@@ -112,37 +103,25 @@ describe('aliases and bulk links', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: {
         TRUSTED_PROXIES: '127.0.0.0/8,::1',
         SIGN_IN_RATE_LIMIT: '1000',
         SHORTEN_RATE_LIMIT_SIGNED_IN: String(SIGNED_IN_LIMIT),
       },
-      serviceEnv: { auth: provider.env },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
-    alice = client();
-    bob = client();
-    carol = client();
-    dave = client();
-    erin = client();
-    for (const [browser, name] of [
-      [alice, 'alice'],
-      [bob, 'bob'],
-      [carol, 'carol'],
-      [dave, 'dave'],
-      [erin, 'erin'],
-    ] as const) {
-      expect((await signIn(browser, stack.url, name)).landedAt).toBe(`${stack.url}/profile`);
-    }
+    ({ stack, db } = started);
+    ({ alice, bob, carol, dave, erin } = await started.signedIn([
+      'alice',
+      'bob',
+      'carol',
+      'dave',
+      'erin',
+    ]));
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   describe('POST /api/shorten/ with an alias', () => {
@@ -206,7 +185,7 @@ describe('aliases and bulk links', () => {
       const alias = freshAlias();
       const url = uniqueUrl();
       await expectRefused(
-        await shorten(client(), url, { alias }),
+        await shorten(someClient(), url, { alias }),
         403,
         ALIAS_MESSAGES.loginRequired,
       );
@@ -469,7 +448,7 @@ describe('aliases and bulk links', () => {
 
     it('answers a signed-out call with 401, creating nothing', async () => {
       const url = uniqueUrl();
-      const response = await bulk(client(), JSON.stringify([{ url }]));
+      const response = await bulk(someClient(), JSON.stringify([{ url }]));
       expect(response.status).toBe(401);
       expect(((await response.json()) as { message: string }).message).toBe(MESSAGES.unauthorized);
       expect(await storedForUrl(url)).toBe(0);

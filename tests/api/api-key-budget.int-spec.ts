@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { BulkLinksResponse, CreatedApiKey } from '@shortener/contracts';
-import { startOAuth2Mock, startStack, type OAuth2Mock, type Stack } from '@shortener/testkit';
+import { type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // Issue 37, item 1: an API key shortens on a budget of its own, per user, never the web
@@ -11,13 +12,12 @@ const run = `${Date.now()}-${randomInt(1_000_000)}`;
 const USERS = {
   kim: { sub: `budget-kim-${run}`, name: 'Kim Budget', picture: '', email: 'k@example.com' },
 };
-const someAddress = (): string => `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
 const uniqueUrl = (): string => `https://example.com/budget/${randomUUID()}`;
 /** SHORTEN_RATE_LIMIT_SIGNED_IN's default: the web page's links a minute. */
 const PAGE_LIMIT = 60;
 
 describe("an API key's shortening budget", () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let kim: Browser;
   let key: string;
@@ -34,12 +34,11 @@ describe("an API key's shortening budget", () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
     // The shorten limits at their defaults; the per-address one out of the way.
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { API_RATE_LIMIT: '10000' },
-      serviceEnv: { auth: provider.env },
     });
+    ({ stack } = started);
     kim = new Browser({ 'x-forwarded-for': someAddress() });
     await signIn(kim, stack.url, 'kim');
     const created = await kim.api(`${stack.url}/api/keys`, {
@@ -52,8 +51,7 @@ describe("an API key's shortening budget", () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it("makes a 100-link batch and more than the page's 60 a minute, and its owner's page still shortens", async () => {

@@ -1,5 +1,5 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { createHash, randomUUID } from 'node:crypto';
+import { type Client } from 'pg';
 import {
   API_KEY_MESSAGES,
   API_KEYS_PER_USER,
@@ -9,16 +9,9 @@ import {
   type CreatedApiKey,
   type UserData,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type ServiceProcess,
-  type Stack,
-} from '@shortener/testkit';
+import { waitFor, type ServiceProcess, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
 import { RawConnection } from './support/raw-http';
 import { signIn } from './support/sign-in';
 
@@ -37,14 +30,10 @@ const USERS = {
 const KEY_LIMIT = 12;
 const KEY_PATTERN = /^shk_([0-9A-Za-z]{10})_[0-9A-Za-z]{40}$/;
 
-function someAddress(): string {
-  return `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-}
-
 const uniqueUrl = (): string => `https://example.com/keys/${randomUUID()}`;
 
 describe('API keys', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let second: ServiceProcess;
   let db: Client;
@@ -117,22 +106,18 @@ describe('API keys', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { SIGN_IN_RATE_LIMIT: '1000', API_KEY_RATE_LIMIT: String(KEY_LIMIT) },
-      serviceEnv: { auth: { ...provider.env, API_KEY_PURGE_INTERVAL_MS: '1000' } },
+      serviceEnv: { auth: { API_KEY_PURGE_INTERVAL_MS: '1000' } },
     });
+    ({ stack, db } = started);
     second = await stack.add('gateway');
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
     alice = await signedIn('alice');
     bob = await signedIn('bob');
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it('is made with a session, shown whole once, then listed by name, scopes and dates only', async () => {

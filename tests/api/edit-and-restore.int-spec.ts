@@ -1,5 +1,5 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { type Client } from 'pg';
 import {
   DAY_MS,
   EDIT_LINK_MESSAGES,
@@ -8,16 +8,9 @@ import {
   type ShortLink,
   type UserData,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
-import { Browser } from './support/browser';
-import { signIn } from './support/sign-in';
+import { waitFor, type Stack } from '@shortener/testkit';
+import { type Browser } from './support/browser';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 
 // Editing a link (PATCH /api/links/{urlID}) and undoing a delete (POST
 // /api/links/{urlID}/restore) through the gateway, on the whole set of services from their
@@ -32,11 +25,9 @@ const USERS = {
 };
 
 const uniqueUrl = (): string => `https://example.com/edit/${randomUUID()}?q=1`;
-const someAddress = (): string => `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-const client = (): Browser => new Browser({ 'x-forwarded-for': someAddress() });
 
 describe('editing a link and undoing a delete', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let carol: Browser;
@@ -123,34 +114,22 @@ describe('editing a link and undoing a delete', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: {
         TRUSTED_PROXIES: '127.0.0.0/8,::1',
         SIGN_IN_RATE_LIMIT: '1000',
         SHORTEN_RATE_LIMIT_SIGNED_IN: '1000',
       },
       serviceEnv: {
-        auth: provider.env,
         links: { DELETE_UNDO_WINDOW_MS: String(UNDO_WINDOW_MS), REMOVALS_INTERVAL_MS: '200' },
       },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
-    carol = client();
-    dave = client();
-    for (const [browser, name] of [
-      [carol, 'carol'],
-      [dave, 'dave'],
-    ] as const) {
-      expect((await signIn(browser, stack.url, name)).landedAt).toBe(`${stack.url}/profile`);
-    }
+    ({ stack, db } = started);
+    ({ carol, dave } = await started.signedIn(['carol', 'dave']));
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   describe('PATCH /api/links/{urlID}', () => {
@@ -266,7 +245,7 @@ describe('editing a link and undoing a delete', () => {
 
     it('answers 401 signed out', async () => {
       const { code } = await shorten(carol);
-      const response = await edit(client(), code, JSON.stringify({ days: 60 }));
+      const response = await edit(someClient(), code, JSON.stringify({ days: 60 }));
       expect(response.status).toBe(401);
       expect(((await response.json()) as { message: string }).message).toBe(MESSAGES.unauthorized);
     });

@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { type Client } from 'pg';
 import {
   API_KEY_MESSAGES,
   LINKS_QUERY_MESSAGES,
@@ -8,16 +8,9 @@ import {
   type ShortLink,
   type UserData,
 } from '@shortener/contracts';
-import {
-  serviceList,
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { serviceList, waitFor, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // Issue 37, items 2 and 3: text that PostgreSQL refuses (NUL) or that names a property of
@@ -28,12 +21,11 @@ const run = `${Date.now()}-${randomInt(1_000_000)}`;
 const USERS = {
   olive: { sub: `text-olive-${run}`, name: 'Olive Text', picture: '', email: 'o@example.com' },
 };
-const someAddress = (): string => `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
 /** Aliases that read a property every plain object inherits. */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString'] as const;
 
 describe('hostile text in the public API', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let olive: Browser;
@@ -70,14 +62,11 @@ describe('hostile text in the public API', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       // Every request's line too, for the log test.
       env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000', LOG_LEVEL: 'info' },
-      serviceEnv: { auth: provider.env },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    ({ stack, db } = started);
     for (const name of INHERITED_NAMES) await forget(name);
     olive = new Browser({ 'x-forwarded-for': someAddress() });
     await signIn(olive, stack.url, 'olive');
@@ -92,9 +81,7 @@ describe('hostile text in the public API', () => {
 
   afterAll(async () => {
     if (db) for (const name of INHERITED_NAMES) await forget(name);
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   describe('control characters (item 2)', () => {

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { Client } from 'pg';
+import { type Client } from 'pg';
 import {
   DAY_MS,
   LINKS_PAGE_SIZE,
@@ -10,14 +10,9 @@ import {
   type ShortLink,
   type UserData,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // A user with more links than a page: /api/user carries the newest page in SPEC's shape,
@@ -32,16 +27,12 @@ const USERS = {
 };
 const SEEDED = 250;
 
-function someAddress(): string {
-  return `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-}
-
 function someCode(): string {
   return Array.from({ length: 7 }, () => SHORT_CODE_ALPHABET[randomInt(62)]).join('');
 }
 
 describe('a user with more links than a page', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let carol: Browser;
@@ -125,13 +116,10 @@ describe('a user with more links than a page', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000' },
-      serviceEnv: { auth: provider.env },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    ({ stack, db } = started);
     carol = new Browser({ 'x-forwarded-for': someAddress() });
     dave = new Browser({ 'x-forwarded-for': someAddress() });
     await signIn(carol, stack.url, 'carol');
@@ -188,9 +176,7 @@ describe('a user with more links than a page', () => {
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it(`answers /api/user in SPEC's shape with the newest ${LINKS_PAGE_SIZE} links and a cursor for the rest`, async () => {

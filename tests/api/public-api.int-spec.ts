@@ -1,5 +1,5 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { type Client } from 'pg';
 import {
   DAY_MS,
   LINKS_QUERY_MESSAGES,
@@ -10,15 +10,9 @@ import {
   type UserData,
 } from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
-import { Browser } from './support/browser';
+import { waitFor, type Stack } from '@shortener/testkit';
+import { type Browser } from './support/browser';
+import { someAddress, someClient, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // The public API of SPEC.md section 7 through the gateway, against the whole set of
@@ -52,18 +46,11 @@ const SHORT_CODE: unknown = expect.stringMatching(/^[0-9A-Za-z]{7}$/);
 const WINDOWS: unknown = expect.stringContaining('Windows');
 
 /** An address from the benchmarking range, new for every client of every run. */
-function someAddress(): string {
-  return `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-}
-
-function client(): Browser {
-  return new Browser({ 'x-forwarded-for': someAddress() });
-}
 
 const uniqueUrl = (): string => `https://example.com/target/${randomUUID()}?q=1`;
 
 describe('the public API', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let links: InternalClient;
@@ -107,40 +94,28 @@ describe('the public API', () => {
     (await userData(browser)).urls.find((link) => link.urlID === code);
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: {
         TRUSTED_PROXIES: '127.0.0.0/8,::1',
         SIGN_IN_RATE_LIMIT: '1000',
         SHORTEN_RATE_LIMIT_ANONYMOUS: String(ANONYMOUS_LIMIT),
         SHORTEN_RATE_LIMIT_SIGNED_IN: String(ANONYMOUS_LIMIT * 2),
       },
-      serviceEnv: { auth: provider.env, links: { LOG_LEVEL: 'info' } },
+      serviceEnv: { links: { LOG_LEVEL: 'info' } },
     });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    ({ stack, db } = started);
     links = new InternalClient('links', stack.get('links').url, stack.secret);
-    alice = client();
-    bob = client();
-    for (const [browser, name] of [
-      [alice, 'alice'],
-      [bob, 'bob'],
-    ] as const) {
-      const trip = await signIn(browser, stack.url, name);
-      expect(trip.landedAt).toBe(`${stack.url}/profile`);
-    }
+    ({ alice, bob } = await started.signedIn(['alice', 'bob']));
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   describe('shorten', () => {
     it('works anonymously with days=7 and answers loggedIn false', async () => {
       const url = uniqueUrl();
-      const response = await shorten(client(), url, '7');
+      const response = await shorten(someClient(), url, '7');
       expect(response.status).toBe(201);
       const body = (await response.json()) as { url: string; loggedIn: boolean };
       expect(body).toEqual({ url: SHORT_CODE, loggedIn: false });
@@ -150,18 +125,18 @@ describe('the public API', () => {
 
     it('refuses days=30 anonymously with 403 and the message, storing nothing', async () => {
       const url = uniqueUrl();
-      const response = await shorten(client(), url, '30');
+      const response = await shorten(someClient(), url, '30');
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual({ message: MESSAGES.loginForExpiry });
       expect(await storedCount(url)).toBe(0);
     });
 
     it.each(['45', 'abc', '-1', ''])('stores a 7-day link for days=%j', async (days) => {
-      expect(await storedDays(await shortenOk(client(), days))).toBe(7);
+      expect(await storedDays(await shortenOk(someClient(), days))).toBe(7);
     });
 
     it('stores a 7-day link when days is missing', async () => {
-      expect(await storedDays(await shortenOk(client()))).toBe(7);
+      expect(await storedDays(await shortenOk(someClient()))).toBe(7);
     });
 
     it('lets a signed-in user pick 30 days, answering loggedIn true, and lists the link', async () => {
@@ -225,7 +200,7 @@ describe('the public API', () => {
         'Short links of this service cannot be shortened again.',
       ],
     ])('refuses %s with 403 and its message, storing nothing', async (_what, url, message) => {
-      for (const browser of [alice, client()]) {
+      for (const browser of [alice, someClient()]) {
         const response = await shorten(browser, url(), '7');
         expect(response.status).toBe(403);
         expect(await response.json()).toEqual({ message });
@@ -234,7 +209,7 @@ describe('the public API', () => {
     });
 
     it('limits anonymous shortening per address, more strictly than signed-in users', async () => {
-      const anonymous = client();
+      const anonymous = someClient();
       for (let i = 0; i < ANONYMOUS_LIMIT; i += 1) await shortenOk(anonymous);
       const url = uniqueUrl();
       const limited = await shorten(anonymous, url);
@@ -247,7 +222,7 @@ describe('the public API', () => {
       expect(await storedCount(url)).toBe(0);
 
       // A signed-in user from an address of their own goes on past the anonymous limit.
-      const carol = client();
+      const carol = someClient();
       await signIn(carol, stack.url, 'bob');
       for (let i = 0; i <= ANONYMOUS_LIMIT; i += 1) await shortenOk(carol, '15');
     });
@@ -320,7 +295,7 @@ describe('the public API', () => {
     });
 
     it('answers a signed-out delete with 401 and a callBack, changing nothing', async () => {
-      const response = await client().api(`${stack.url}/api/delete/${code}`, {
+      const response = await someClient().api(`${stack.url}/api/delete/${code}`, {
         method: 'POST',
         headers: { referer: `${stack.url}/profile/${code}` },
       });
@@ -461,7 +436,7 @@ describe('the public API', () => {
 
     it('carries the request id to the services behind it', async () => {
       const requestId = `api-test-${randomUUID()}`;
-      const response = await client().api(
+      const response = await someClient().api(
         `${stack.url}/api/shorten/?url=${encodeURIComponent(uniqueUrl())}`,
         { method: 'POST', headers: { 'x-request-id': requestId } },
       );

@@ -3,11 +3,13 @@ import { gzipSync } from 'node:zlib';
 import { INTERNAL_TOKEN_HEADER, REQUESTED_WITH_HEADER } from '@shortener/contracts';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
 import {
+  SERVICE_NAMES,
   startOAuth2Mock,
   startStack,
   type OAuth2Mock,
   type ServiceProcess,
   type Stack,
+  untilLogsWritten,
   waitFor,
 } from '@shortener/testkit';
 import { Browser } from './support/browser';
@@ -300,8 +302,10 @@ describe('the edge: request bodies, logs and internal tokens', () => {
       const replay = await browser.fetch(trip.callbackUrl);
       expect(replay.status).toBe(400);
 
-      // Let the services write their last lines.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Every process has written the lines of these requests.
+      for (const name of SERVICE_NAMES) {
+        for (const service of stack.all(name)) await untilLogsWritten(service);
+      }
       const output = stack.output();
       expect(output).toContain('/api/shorten');
       expect(output).toContain('/auth/google/callback');

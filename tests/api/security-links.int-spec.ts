@@ -1,8 +1,8 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import Redis from 'ioredis';
-import { Client } from 'pg';
+import { type Client } from 'pg';
 import {
   internalApi,
   SHORT_CODE_ALPHABET,
@@ -10,15 +10,9 @@ import {
   type UserData,
 } from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { testServers, waitFor, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
 import { signIn } from './support/sign-in';
 
 // Security of links and their redirect (issue 13, items 10, 12, 13 and 15), on the real
@@ -39,17 +33,13 @@ const USERS = {
 const MISS_BUDGET = 10;
 const OWN_LINKS_MESSAGE = 'Short links of this service cannot be shortened again.';
 
-function someAddress(): string {
-  return `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
-}
-
 /** A well-formed code no link has (62^7 codes; a collision would only make a test pass). */
 function unknownCode(): string {
   return Array.from(randomBytes(7), (byte) => SHORT_CODE_ALPHABET[byte % 62]).join('');
 }
 
 describe('security of links and redirects', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let redis: Redis;
   let db: Client;
@@ -80,11 +70,9 @@ describe('security of links and redirects', () => {
   }
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000' },
       serviceEnv: {
-        auth: provider.env,
         redirect: {
           REDIRECT_MISS_BUDGET: String(MISS_BUDGET),
           REDIRECT_MISS_BURST: String(MISS_BUDGET),
@@ -94,17 +82,14 @@ describe('security of links and redirects', () => {
         },
       },
     });
+    ({ stack, db } = started);
     redis = new Redis(testServers.redisUrl);
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
     links = new InternalClient('links', stack.get('links').url, stack.secret);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
     await redis?.quit();
-    await db?.end();
   });
 
   describe('item 10: a budget for /r/ misses per client', () => {

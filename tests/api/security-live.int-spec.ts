@@ -8,16 +8,9 @@ import {
   storedVisitsChannel,
   type LiveVisit,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type ServiceProcess,
-  type Stack,
-} from '@shortener/testkit';
+import { testServers, waitFor, type ServiceProcess, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { startUsersStack, type UsersStack } from './support/users-stack';
 import { EventReader } from './support/event-reader';
 import { signIn } from './support/sign-in';
 
@@ -134,7 +127,7 @@ function visitsLeftOutUntold(entries: string[]): string[] {
 }
 
 describe('the live stream under attack', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let redis: Redis;
   /** The first gateway: small limits, a long heartbeat. */
@@ -196,11 +189,9 @@ describe('the live stream under attack', () => {
     waitFor(async () => ((await openStreams(at)) ?? 0) === 0, { what: 'no stream open' });
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000' },
       serviceEnv: {
-        auth: provider.env,
         gateway: {
           LIVE_STREAMS_PER_USER: String(PER_USER),
           LIVE_STREAMS_PER_INSTANCE: String(PER_INSTANCE),
@@ -208,6 +199,7 @@ describe('the live stream under attack', () => {
         },
       },
     });
+    ({ stack } = started);
     gateway = stack.get('gateway');
     other = await stack.add('gateway', {
       LIVE_STREAMS_PER_USER: '10',
@@ -223,8 +215,7 @@ describe('the live stream under attack', () => {
 
   afterAll(async () => {
     redis?.disconnect();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it('leaves out the visits a client does not read, holds none of them, and tells it to refetch once it reads again', async () => {

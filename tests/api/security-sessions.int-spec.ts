@@ -2,16 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { LOGGED_IN_COOKIE, SESSION_COOKIE } from '@shortener/contracts';
 import { InternalClient } from '@shortener/chassis';
-import {
-  startOAuth2Mock,
-  startStack,
-  testServers,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { startStack, testServers, waitFor, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
 import { signIn } from './support/sign-in';
+import { startUsersStack, type UsersStack } from './support/users-stack';
 
 // Security hardening of sign-in and sessions (issue 13, items 1, 5 and 14), on real servers:
 // the whole set of services from their builds, the test database, a local OAuth2 provider.
@@ -28,7 +22,7 @@ const ALICE = {
 };
 
 describe('sessions over http, Google sign-in', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let db: Client;
   let auth: InternalClient;
@@ -43,21 +37,20 @@ describe('sessions over http, Google sign-in', () => {
     ).status;
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock({ alice: ALICE });
-    stack = await startStack({
-      // The gateway's session cache keeps its default 5 s: revocations must get past it.
-      env: { SIGN_IN_RATE_LIMIT: '1000' },
-      serviceEnv: { auth: { ...provider.env, SESSION_PURGE_INTERVAL_MS: '1000' } },
-    });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    started = await startUsersStack(
+      { alice: ALICE },
+      {
+        // The gateway's session cache keeps its default 5 s: revocations must get past it.
+        env: { SIGN_IN_RATE_LIMIT: '1000' },
+        serviceEnv: { auth: { SESSION_PURGE_INTERVAL_MS: '1000' } },
+      },
+    );
+    ({ stack, db } = started);
     auth = new InternalClient('auth', stack.get('auth').url, stack.secret);
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   async function signedIn(): Promise<{ browser: Browser; session: string }> {

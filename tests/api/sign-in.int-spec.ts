@@ -1,10 +1,8 @@
-import { Client } from 'pg';
+import { type Client } from 'pg';
 import { LOGGED_IN_COOKIE, MESSAGES, SESSION_COOKIE } from '@shortener/contracts';
 import {
   freePort,
-  startOAuth2Mock,
   startServiceProcess,
-  startStack,
   testServers,
   type OAuth2Mock,
   type ServiceProcess,
@@ -12,6 +10,7 @@ import {
 } from '@shortener/testkit';
 import { Browser, locationOf } from './support/browser';
 import { signIn } from './support/sign-in';
+import { startUsersStack, type UsersStack } from './support/users-stack';
 
 // Google sign-in end to end: the whole set of services from their builds, a local OAuth2
 // provider standing in for Google, and a cookie-keeping client walking the redirects.
@@ -24,28 +23,27 @@ const ALICE = {
 };
 
 describe('sign-in through the gateway', () => {
+  let started: UsersStack;
   let provider: OAuth2Mock;
   let stack: Stack;
   let db: Client;
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock({ alice: ALICE });
-    stack = await startStack({
-      // One client address signs in many times here: the limits are not under test (and the
-      // API limit counts in the shared Redis, so other suites' calls from 127.0.0.1 count).
-      // The gateway remembers no session (its cache is security-sessions' subject), so a
-      // session ended in the database is ended for the next request, with nothing to wait for.
-      env: { SESSION_CACHE_MS: '0', SIGN_IN_RATE_LIMIT: '1000', API_RATE_LIMIT: '100000' },
-      serviceEnv: { auth: provider.env },
-    });
-    db = new Client({ connectionString: testServers.databaseUrl });
-    await db.connect();
+    started = await startUsersStack(
+      { alice: ALICE },
+      {
+        // One client address signs in many times here: the limits are not under test (and the
+        // API limit counts in the shared Redis, so other suites' calls from 127.0.0.1 count).
+        // The gateway remembers no session (its cache is security-sessions' subject), so a
+        // session ended in the database is ended for the next request, with nothing to wait for.
+        env: { SESSION_CACHE_MS: '0', SIGN_IN_RATE_LIMIT: '1000', API_RATE_LIMIT: '100000' },
+      },
+    );
+    ({ provider, stack, db } = started);
   });
 
   afterAll(async () => {
-    await db?.end();
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it('signs in from /login?from=/profile, lands on /profile with both cookies, and /api/user knows the user', async () => {

@@ -7,14 +7,9 @@ import {
   type UserData,
   type Visit,
 } from '@shortener/contracts';
-import {
-  startOAuth2Mock,
-  startStack,
-  waitFor,
-  type OAuth2Mock,
-  type Stack,
-} from '@shortener/testkit';
+import { waitFor, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { startUsersStack, type UsersStack } from './support/users-stack';
 import { EventReader } from './support/event-reader';
 import { signIn } from './support/sign-in';
 
@@ -47,7 +42,7 @@ const CONSOLE =
 const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
 
 describe('the stats API', () => {
-  let provider: OAuth2Mock;
+  let started: UsersStack;
   let stack: Stack;
   let carol: Browser;
   let dave: Browser;
@@ -83,11 +78,11 @@ describe('the stats API', () => {
     });
 
   beforeAll(async () => {
-    provider = await startOAuth2Mock(USERS);
-    stack = await startStack({
+    started = await startUsersStack(USERS, {
       env: { TRUSTED_PROXIES: '127.0.0.0/8,::1', SIGN_IN_RATE_LIMIT: '1000' },
-      serviceEnv: { auth: provider.env, gateway: { LIVE_HEARTBEAT_MS: '300' } },
+      serviceEnv: { gateway: { LIVE_HEARTBEAT_MS: '300' } },
     });
+    ({ stack } = started);
     carol = new Browser({ 'x-forwarded-for': '198.18.7.1' });
     dave = new Browser({ 'x-forwarded-for': '198.18.7.2' });
     await signIn(carol, stack.url, 'carol');
@@ -95,8 +90,7 @@ describe('the stats API', () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await provider?.stop();
+    await started?.stop();
   });
 
   it('counts visits through /r/ exactly: people and bots, unique visitors, every breakdown', async () => {

@@ -5,13 +5,13 @@ import { RedirectLoad } from './support/load';
 import { AlertWatch, opsPorts, podOf, probeReadiness } from './support/alert-watch';
 import { startDrillPrometheus, type PrometheusServer } from './support/prometheus';
 import {
-  checkStorage,
   createLinks,
+  expectStoredOnce,
   FaultStack,
   metric,
   percent302,
-  ready,
   report,
+  settle,
   settledCounts,
   tally,
 } from './support/scenario';
@@ -52,16 +52,12 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
 
   beforeAll(async () => {
     if (usesLocalBroker() && !(await brokerReachable())) await startBroker();
-    fault = await FaultStack.start('alerts', {
-      services: [...SERVICES],
-      serviceEnv: await opsPorts(SERVICES),
-    });
-    // The second redirect instance, its queue small: its own ops port too.
-    await fault.add('redirect', {
-      VISIT_QUEUE_MAX: String(SMALL_QUEUE),
-      OPS_PORT: String(await freePort()),
-    });
-    for (const service of SERVICES.flatMap((name) => fault!.all(name))) await ready(service);
+    fault = await FaultStack.startReady(
+      'alerts',
+      { services: [...SERVICES], serviceEnv: await opsPorts(SERVICES) },
+      // The second redirect instance, its queue small: its own ops port too.
+      [['redirect', { VISIT_QUEUE_MAX: String(SMALL_QUEUE), OPS_PORT: String(await freePort()) }]],
+    );
   });
 
   afterAll(async () => {
@@ -147,9 +143,7 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
       }
       const result = await load.stop();
       const smallResult = await smallLoad.stop();
-      const stored = await settledCounts(stack, result.served, 90_000);
-      const counts = tally(result.served, stored);
-      const storage = await checkStorage([...expected.keys()]);
+      const { counts, storage } = await settle(stack, result.served, 90_000, [...expected.keys()]);
       const dropped = await metric(redirect, 'visit_events_dropped_total');
       const smallDropped = await metric(small, 'visit_events_dropped_total');
       // Long stored by now: what is missing was dropped, and never comes.
@@ -190,10 +184,7 @@ describe('scenario 9: Prometheus alerts on visits waiting for a stopped broker',
       // The big queue lost nothing.
       expect(dropped).toBe(0);
       expect(percent302(result)).toBe(100);
-      expect(counts.mismatched).toEqual([]);
-      expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
-      expect(storage.duplicateIds).toBe(0);
-      expect(storage.statsMismatches).toEqual([]);
+      expectStoredOnce({ counts, storage });
     },
     360_000,
   );

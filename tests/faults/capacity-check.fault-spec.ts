@@ -3,15 +3,13 @@ import { waitFor, type ServiceProcess } from '@shortener/testkit';
 import { groupMembers } from './support/kafka-control';
 import { RedirectLoad } from './support/load';
 import {
-  checkStorage,
   createLinks,
+  expectStoredOnce,
   FaultStack,
   metric,
   percent302,
-  ready,
   report,
-  settledCounts,
-  tally,
+  settle,
 } from './support/scenario';
 
 // Scenario 10, the check of docs/capacity.md: the deployment's shape in small, three
@@ -42,17 +40,11 @@ describe('scenario 10: three redirects and two consumers under load, with a reba
   let stack: FaultStack | undefined;
 
   beforeAll(async () => {
-    stack = await FaultStack.start('capacity');
-    await stack.add('redirect');
-    await stack.add('redirect');
-    await stack.add('analytics');
-    for (const service of [
-      ...stack.all('redirect'),
-      ...stack.all('analytics'),
-      stack.get('links'),
-    ]) {
-      await ready(service);
-    }
+    stack = await FaultStack.startReady('capacity', {}, [
+      ['redirect'],
+      ['redirect'],
+      ['analytics'],
+    ]);
   });
 
   afterAll(async () => {
@@ -106,9 +98,7 @@ describe('scenario 10: three redirects and two consumers under load, with a reba
     const after = await bothHolding(group, 'the thawed consumer holding partitions again');
 
     const result = await load.done;
-    const stored = await settledCounts(stack!, result.served, 90_000);
-    const counts = tally(result.served, stored);
-    const storage = await checkStorage([...expected.keys()]);
+    const { counts, storage } = await settle(stack!, result.served, 90_000, [...expected.keys()]);
     const [first] = stack!.all('analytics') as [ServiceProcess];
     const byFirst = await metric(first, 'analytics_visits_stored_total');
     const bySecond = await metric(second, 'analytics_visits_stored_total');
@@ -138,9 +128,6 @@ describe('scenario 10: three redirects and two consumers under load, with a reba
     for (const redirect of redirects) expect(perTarget.get(redirect.url)).toBeGreaterThan(0);
     expect(byFirst).toBeGreaterThan(0);
     expect(bySecond).toBeGreaterThan(0);
-    expect(counts.mismatched).toEqual([]);
-    expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
-    expect(storage.duplicateIds).toBe(0);
-    expect(storage.statsMismatches).toEqual([]);
+    expectStoredOnce({ counts, storage });
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { serviceList, waitFor } from '@shortener/testkit';
+import { serviceList, untilLogsWritten, waitFor } from '@shortener/testkit';
 import { Browser } from '../api/support/browser';
 import { signIn } from '../api/support/sign-in';
 import { rawRequest, type RawRequest, type RawResponse } from './support/raw-http';
@@ -244,8 +244,8 @@ describe('hostile input: logs: no query value or OAuth code in any line', () => 
       runs(300),
     );
     // Lines not waited for (the redirect's, /r/ through the gateway, the full sign-ins'): every
-    // secret looked for once more.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // secret looked for once more, once every process has written the lines of its requests.
+    for (const service of services) await untilLogsWritten(service);
     const leak = leaked(everySecret);
     if (leak) throw new Error(`logged ${leak}`);
     // The request lines were written (the level logs them), so a query in them would show.

@@ -2,16 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerReachable, killBroker, startBroker, usesLocalBroker } from './support/kafka-control';
 import { quantile, RedirectLoad } from './support/load';
 import {
-  checkStorage,
   createLinks,
+  expectStoredOnce,
   FaultStack,
   metric,
   percent302,
-  ready,
   report,
   sampleMetric,
-  settledCounts,
-  tally,
+  settle,
 } from './support/scenario';
 
 // Scenario 1 of the fault suite: the Kafka broker crashes (SIGKILL) under about 1,000
@@ -33,10 +31,7 @@ describe('scenario 1: the Kafka broker is killed under load', () => {
   beforeAll(async () => {
     // A run that died mid-scenario may have left this checkout's broker down.
     if (usesLocalBroker() && !(await brokerReachable())) await startBroker();
-    fault = await FaultStack.start('kafka-killed');
-    for (const name of ['redirect', 'analytics', 'links'] as const) {
-      await ready(fault.get(name));
-    }
+    fault = await FaultStack.startReady('kafka-killed');
   });
 
   afterAll(async () => {
@@ -79,9 +74,7 @@ describe('scenario 1: the Kafka broker is killed under load', () => {
       const brokerBackMs = Date.now() - restartedAt;
       const result = await load.done;
 
-      const stored = await settledCounts(stack, result.served, 90_000);
-      const counts = tally(result.served, stored);
-      const storage = await checkStorage([...expected.keys()]);
+      const { counts, storage } = await settle(stack, result.served, 90_000, [...expected.keys()]);
       const window = (from: number, to: number) =>
         result.latencies.filter((l) => l.at >= from && l.at < to);
       const before = window(0, killedAt);
@@ -114,10 +107,7 @@ describe('scenario 1: the Kafka broker is killed under load', () => {
       expect(dropped).toBe(0);
       // Nothing on the redirect path waits for Kafka: a redirect that did would take seconds.
       expect(quantile(duringOutage, 0.99)).toBeLessThan(500);
-      expect(counts.mismatched).toEqual([]);
-      expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
-      expect(storage.duplicateIds).toBe(0);
-      expect(storage.statsMismatches).toEqual([]);
+      expectStoredOnce({ counts, storage });
     },
   );
 });

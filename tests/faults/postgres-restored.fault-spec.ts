@@ -130,14 +130,13 @@ describe('scenario 10: PostgreSQL dumped under load, lost, restored and the grou
 
   beforeAll(async () => {
     await createDatabase(scratch);
-    stack = await FaultStack.start('postgres-restored', {
+    stack = await FaultStack.startReady('postgres-restored', {
       env: { DATABASE_URL: scratch },
       // The codes lost with the restore answer 404 to one loopback client under load: the
       // miss budget per client, which would turn them into 429s, is raised out of the way.
       serviceEnv: { redirect: { REDIRECT_MISS_BUDGET: '1000000', REDIRECT_MISS_BURST: '1000000' } },
     });
     redis = new Redis(testServers.redisUrl, { maxRetriesPerRequest: 1 });
-    for (const name of ['redirect', 'analytics', 'links'] as const) await ready(stack.get(name));
   });
 
   afterAll(async () => {

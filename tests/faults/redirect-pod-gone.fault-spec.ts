@@ -6,15 +6,13 @@ import type { ServiceProcess } from '@shortener/testkit';
 import { brokerReachable, killBroker, startBroker, usesLocalBroker } from './support/kafka-control';
 import { RedirectLoad } from './support/load';
 import {
-  checkStorage,
   createLinks,
+  expectStoredOnce,
   FaultStack,
   metric,
   percent302,
-  ready,
   report,
-  settledCounts,
-  tally,
+  settle,
 } from './support/scenario';
 
 // Scenario 11: a redirect pod is deleted during a Kafka outage (a rollout, a scale-down, a
@@ -50,12 +48,9 @@ describe('scenario 11: a redirect pod is deleted with its spool while Kafka is a
   beforeAll(async () => {
     // A run that died mid-scenario may have left this checkout's broker down.
     if (usesLocalBroker() && !(await brokerReachable())) await startBroker();
-    stack = await FaultStack.start('redirect-pod-gone', {
+    stack = await FaultStack.startReady('redirect-pod-gone', {
       serviceEnv: { redirect: { VISIT_SPOOL_DIR: spool, LOG_LEVEL: 'info' } },
     });
-    for (const service of [stack.get('redirect'), stack.get('analytics'), stack.get('links')]) {
-      await ready(service);
-    }
   });
 
   afterAll(async () => {
@@ -102,9 +97,7 @@ describe('scenario 11: a redirect pod is deleted with its spool while Kafka is a
     }
     const result = await load.done;
 
-    const stored = await settledCounts(stack!, result.served, 90_000);
-    const counts = tally(result.served, stored);
-    const storage = await checkStorage([...expected.keys()]);
+    const { counts, storage } = await settle(stack!, result.served, 90_000, [...expected.keys()]);
     const handedOff = loggedLine(redirect, 'handed to analytics');
     const lost = loggedLine(redirect, 'lost at shutdown');
     report(
@@ -125,9 +118,6 @@ describe('scenario 11: a redirect pod is deleted with its spool while Kafka is a
     // What it handed off left the spool: nothing was left there for a next container.
     expect(segmentsLeft).toEqual([]);
     expect(exitCode).toBe(0);
-    expect(counts.mismatched).toEqual([]);
-    expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
-    expect(storage.duplicateIds).toBe(0);
-    expect(storage.statsMismatches).toEqual([]);
+    expectStoredOnce({ counts, storage });
   });
 });

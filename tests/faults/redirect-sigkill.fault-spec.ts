@@ -46,7 +46,7 @@ describe('scenario 9: the redirect instance is SIGKILLed under load and restarte
   const spool = mkdtempSync(path.join(tmpdir(), 'visit-spool-'));
 
   beforeAll(async () => {
-    stack = await FaultStack.start('redirect-sigkill', {
+    stack = await FaultStack.startReady('redirect-sigkill', {
       serviceEnv: {
         redirect: {
           VISIT_SPOOL_DIR: spool,
@@ -56,9 +56,6 @@ describe('scenario 9: the redirect instance is SIGKILLed under load and restarte
         },
       },
     });
-    for (const service of [stack.get('redirect'), stack.get('analytics'), stack.get('links')]) {
-      await ready(service);
-    }
   });
 
   afterAll(async () => {

@@ -59,15 +59,17 @@ describe("the services' Redis client", () => {
   });
 
   it('fails a command made while Redis is away at once', async () => {
+    const lost = once(client, 'reconnecting');
     proxy.cut();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await lost;
     const outcome = await settledWithin(client.get('redis-client-spec:missing'), 500);
     expect(outcome).toBe('failed');
   });
 
   it('answers again once Redis is back', async () => {
+    const lost = once(client, 'reconnecting');
     proxy.cut();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await lost;
     proxy.restore();
     await once(client, 'ready');
     expect(await client.ping()).toBe('PONG');

@@ -128,8 +128,14 @@ describe('removals and purges', () => {
       async () => (await storedVisits(pastRetention)) === 0 && !(await inOutbox(pastRetention)),
       { what: "the purged link's visits deleted and its removal settled", timeoutMs: 15_000 },
     );
-    // Another purge round has passed: what is within the retention, or live, stays.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Another purge round has passed (it took a second link past its retention): what is
+    // within the retention, or live, stays.
+    const marker = await create('past-retention-marker');
+    await expire(marker, 31);
+    await waitFor(async () => !(await linkExists(marker)), {
+      what: 'a later purge round',
+      timeoutMs: 15_000,
+    });
     expect(await linkExists(withinRetention)).toBe(true);
     expect(await linkExists(live)).toBe(true);
     expect(await visitCounts([pastRetention, withinRetention, live])).toEqual({
@@ -160,7 +166,16 @@ describe('removals and purges', () => {
       what: 'the old tombstone purged',
       timeoutMs: 15_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Another purge round has passed: it took a second old tombstone.
+    const marker = `old2-${run}`;
+    await db.query(
+      `INSERT INTO analytics.deleted_links (url_id, deleted_at) VALUES ($1, now() - interval '91 days')`,
+      [marker],
+    );
+    await waitFor(async () => !(await tombstone(marker)), {
+      what: 'a later purge round',
+      timeoutMs: 15_000,
+    });
     expect(await tombstone(recent)).toBe(true);
     expect(await storedVisits(kept)).toBe(1);
     expect(await visitCounts([kept])).toEqual({ [kept]: 1 });
@@ -176,7 +191,14 @@ describe('removals and purges', () => {
     expect(
       (await fetch(`${stack.get('redirect').url}/r/${code}`, { redirect: 'manual' })).status,
     ).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A removals round has passed: it purged a link deleted as well, its window moved past.
+    const marker = await create('deleted-marker');
+    await links.call(internalApi.deleteLink, { identity: owner, params: { code: marker } });
+    await db.query('UPDATE links.removed_links SET purge_after = now() WHERE code = $1', [marker]);
+    await waitFor(async () => !(await linkExists(marker)) && !(await inOutbox(marker)), {
+      what: 'a removals round',
+      timeoutMs: 15_000,
+    });
     expect(await linkExists(code)).toBe(true);
     expect(await storedVisits(code)).toBe(1);
     expect(await inOutbox(code)).toBe(true);
@@ -210,7 +232,11 @@ describe('removals and purges', () => {
       what: 'the deleted link purged after the undo window',
       timeoutMs: UNDO_WINDOW_MS + 10_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A removals round has tried to deliver it meanwhile, and failed.
+    await waitFor(
+      () => stack.get('links').output().includes('visits not deleted yet; will retry'),
+      { what: 'a failed delivery of the removal', timeoutMs: 15_000 },
+    );
     // All at once, so a failure says which went wrong (once, in CI, the outbox was empty).
     expect({
       inOutbox: await inOutbox(code),

@@ -23,33 +23,40 @@ class Counter extends PeriodicProvider {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('PeriodicProvider', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('runs nothing before the application has started', async () => {
     const counter = new Counter(0);
-    await sleep(50);
+    await jest.advanceTimersByTimeAsync(50);
     expect(counter.runs).toBe(0);
   });
 
   it('runs its job once started, and no more once shut down', async () => {
     const counter = new Counter(0);
     counter.onApplicationBootstrap();
-    await sleep(80);
+    await jest.advanceTimersByTimeAsync(80);
     expect(counter.runs).toBeGreaterThan(1);
-    await counter.onApplicationShutdown();
+    // The run started on the last tick ends on a timer of its own.
+    await Promise.all([counter.onApplicationShutdown(), jest.runOnlyPendingTimersAsync()]);
     const after = counter.runs;
-    await sleep(50);
+    await jest.advanceTimersByTimeAsync(50);
     expect(counter.runs).toBe(after);
   });
 
   it('shuts down only once the run in flight has ended', async () => {
     const counter = new Counter(100);
     counter.onApplicationBootstrap();
-    await sleep(30);
+    await jest.advanceTimersByTimeAsync(30);
     expect(counter.runs).toBe(1);
     expect(counter.finished).toBe(0);
-    await counter.onApplicationShutdown();
+    let shutDown = false;
+    const shutdown = counter.onApplicationShutdown().then(() => (shutDown = true));
+    await jest.advanceTimersByTimeAsync(50);
+    expect(shutDown).toBe(false);
+    await jest.advanceTimersByTimeAsync(50);
+    await shutdown;
     expect(counter.finished).toBe(1);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -138,5 +139,20 @@ export function untilReady(service: ServiceProcess, timeoutMs = 20_000): Promise
     what: `${service.name} on port ${service.port} to answer /readyz`,
     timeoutMs,
     intervalMs: 50,
+  });
+}
+
+/**
+ * Resolves once a process has written the log lines of the requests it answered so far: it
+ * has logged a later request of its own (a marker). A process that has logged no request
+ * (redirect logs none) has none to write.
+ */
+export async function untilLogsWritten(service: ServiceProcess, timeoutMs = 5000): Promise<void> {
+  if (!service.output().includes('"msg":"request ')) return;
+  const marker = randomUUID();
+  await fetch(`${service.url}/no-such-route`, { headers: { 'x-request-id': marker } });
+  await waitFor(() => service.output().includes(marker), {
+    what: `${service.name} on port ${service.port} to log the marker request ${marker}`,
+    timeoutMs,
   });
 }

@@ -18,15 +18,28 @@ function push(queue: VisitQueue, n: number): void {
 }
 
 /** The visits of a run, read back as any consumer reads them. */
-/** A queue of six visits whose publisher answers its first batch only once released. */
-function hangingQueueOfSix(): { queue: VisitQueue; release: () => void } {
+/** Resolves once `done` holds, looking every few milliseconds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/**
+ * A queue of six visits whose publisher answers its first batch only once released; `sent`
+ * resolves once that batch is in flight.
+ */
+function hangingQueueOfSix(): { queue: VisitQueue; release: () => void; sent: Promise<void> } {
   let answer: () => void = () => undefined;
+  let taken: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => (taken = resolve));
   const hanging: VisitPublisher = {
-    publish: () => new Promise<void>((resolve) => (answer = resolve)),
+    publish: () => {
+      taken();
+      return new Promise<void>((resolve) => (answer = resolve));
+    },
   };
   const queue = new VisitQueue(hanging, { maxSize: 1000, batchMax: 4, flushIntervalMs: 5, logger });
   for (let n = 0; n < 6; n += 1) push(queue, n);
-  return { queue, release: () => answer() };
+  return { queue, release: () => answer(), sent };
 }
 
 function visitsOf(run: EncodedVisits): RecordedVisit[] {
@@ -196,7 +209,7 @@ describe('VisitQueue', () => {
       logger: { warn } as unknown as typeof logger,
     });
     push(queue, 0);
-    while (publisher.batches.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => publisher.batches.length > 0);
     publisher.failuresLeft = 1;
     push(queue, 1);
     await queue.drain();
@@ -258,7 +271,8 @@ describe('VisitQueue', () => {
       logger,
     });
     for (let n = 0; n < 10; n += 1) push(queue, n);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The first batch taken, failed and kept first.
+    await until(() => queue.counters.publishErrors > 0);
     expect(await queue.drain(50)).toBe(10);
 
     const given: number[] = [];
@@ -283,13 +297,13 @@ describe('VisitQueue', () => {
   });
 
   it('counts as lost none of a batch Kafka acknowledged while the hand-off failed', async () => {
-    const { queue, release } = hangingQueueOfSix();
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    const { queue, release, sent } = hangingQueueOfSix();
+    await sent;
     expect(await queue.drain(50)).toBe(6);
     const outcome = await queue.handOff(async () => {
       // Kafka answers for the batch it had (four visits) while analytics is away.
       release();
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => queue.counters.published === 4);
       throw new Error('analytics away');
     });
     expect(outcome).toEqual({ handedOff: 0, lost: 2 });

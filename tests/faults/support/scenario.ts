@@ -7,6 +7,7 @@ import {
   startStack,
   testServers,
   untilReady,
+  type ServiceName,
   type ServiceProcess,
   type Stack,
   type StackOptions,
@@ -39,6 +40,22 @@ export const FaultStack = {
       client: (name: 'links' | 'analytics') =>
         new InternalClient(name, stack.get(name).url, stack.secret),
     });
+  },
+
+  /**
+   * A scenario's stack (start) with these instances added, once every instance of every
+   * service is ready: what most scenarios start from.
+   */
+  async startReady(
+    scenario: string,
+    options: StackOptions = {},
+    added: [ServiceName, NodeJS.ProcessEnv?][] = [],
+  ): Promise<FaultStack> {
+    const stack = await FaultStack.start(scenario, options);
+    for (const [name, env] of added) await stack.add(name, env);
+    const services = options.services ?? (['analytics', 'links', 'redirect'] as const);
+    for (const name of services) for (const service of stack.all(name)) await ready(service);
+    return stack;
   },
 };
 
@@ -186,6 +203,32 @@ export async function checkStorage(
   } finally {
     await db.end();
   }
+}
+
+/** What a load came to once the pipeline settled (settledCounts): the counts and the tables. */
+export interface Settled {
+  stored: Map<string, number>;
+  counts: Tally;
+  storage: StorageCheck;
+}
+
+/** settledCounts, their tally against what was served, and the tables under them (checkStorage). */
+export async function settle(
+  stack: FaultStack,
+  served: ReadonlyMap<string, number>,
+  timeoutMs: number,
+  codes: readonly string[] = [...served.keys()],
+): Promise<Settled> {
+  const stored = await settledCounts(stack, served, timeoutMs);
+  return { stored, counts: tally(served, stored), storage: await checkStorage(codes) };
+}
+
+/** Every visit served is stored once: in the counts, and in the tables under them. */
+export function expectStoredOnce({ counts, storage }: Pick<Settled, 'counts' | 'storage'>): void {
+  expect(counts.mismatched).toEqual([]);
+  expect({ lost: counts.lost, doubled: counts.doubled }).toEqual({ lost: 0, doubled: 0 });
+  expect(storage.duplicateIds).toBe(0);
+  expect(storage.statsMismatches).toEqual([]);
 }
 
 /** Share of requests answered 302 with the right Location, in percent. */
