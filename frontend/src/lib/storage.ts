@@ -47,7 +47,7 @@ const cachedUserSchema: Schema<CachedUser> = {
 };
 
 /** userData as cached, where the list's next page starts (null when nothing follows), and how many links there are (null when not known). */
-export interface CachedUser {
+interface CachedUser {
   user: UserData;
   nextCursor: string | null;
   total: number | null;

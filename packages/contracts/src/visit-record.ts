@@ -112,7 +112,7 @@ export function encodeVisits(events: readonly VisitEvent[]): EncodedVisits {
 /** An event as a record holds it, before its schema check. */
 export type RecordedVisit = VisitFields;
 
-export type VisitRecordRead = { ok: true; events: RecordedVisit[] } | { ok: false; reason: string };
+type VisitRecordRead = { ok: true; events: RecordedVisit[] } | { ok: false; reason: string };
 
 /**
  * Reads a record's events without checking them; a record that is truncated, oversized, of an

@@ -24,8 +24,8 @@ const windows = process.platform === 'win32';
  * anyway. Passed at start, not written to the folder's postgresql.conf: a folder of an
  * earlier version opens as it was, and one taken to a real server keeps its settings.
  */
-export const BUFFER_CACHE = '16MB';
-export const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${BUFFER_CACHE}`];
+const BUFFER_CACHE = '16MB';
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${BUFFER_CACHE}`];
 
 /**
  * Creates the database of an empty folder in a process of its own (create-database.ts says

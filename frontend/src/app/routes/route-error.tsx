@@ -2,7 +2,7 @@ import { Component, useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 
 /** Never a blank screen: what a route shows when rendering it failed. */
-export function RouteError({
+function RouteError({
   error,
   standalone = false,
 }: {

@@ -36,7 +36,7 @@ function nextOffset(batch: Batch): string {
  * The trace contexts a batch's records carry (their trace headers): records without one, or
  * with a header that cannot be read, add none, and are stored all the same.
  */
-export function batchTraces(batch: Pick<Batch, 'messages'>) {
+function batchTraces(batch: Pick<Batch, 'messages'>) {
   return batch.messages.flatMap((message) =>
     readVisitTraces(message.headers?.[VISIT_TRACES_HEADER]),
   );

@@ -5,7 +5,7 @@ import { decodePageCursor, encodePageCursor } from '@shortener/contracts';
  * the last link shown (ties are ordered by code). Opaque to callers (base64url), as the links
  * service's cursors are, and told apart from them by its `v:`.
  */
-export interface VisitsCursor {
+interface VisitsCursor {
   visits: number;
   code: string;
 }

@@ -4,7 +4,7 @@ import { useSession } from '../../auth';
 import { listLinks } from '../api/list-links';
 
 /** How long typing pauses before a search is sent. */
-export const SEARCH_DEBOUNCE_MS = 300;
+const SEARCH_DEBOUNCE_MS = 300;
 
 export interface MoreLinks {
   /** Fetches the page after the list shown and adds it (kept in memory, never cached). */

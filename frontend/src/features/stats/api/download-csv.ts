@@ -10,7 +10,7 @@ import { routeUrl } from '../../../lib/api-route';
 export type CsvDownload = { ok: true } | { ok: false; message: string; signedOut: boolean };
 
 /** The file name the export is saved as. */
-export function csvFileName(urlID: string): string {
+function csvFileName(urlID: string): string {
   return `visits-${urlID}.csv`;
 }
 
