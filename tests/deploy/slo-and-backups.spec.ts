@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { shortLinkApi } from '@shortener/contracts';
 import { ofKind, render, renderFolder, renderWithComponent } from './support/kubernetes';
 import { readRepoFile } from './support/repo';
 
@@ -102,11 +103,12 @@ describe('the /r/ SLOs in the production overlay with the monitoring component',
   });
 
   it("reads the redirect's own histogram: its /r/ route label and a 25 ms bucket it has", () => {
-    const route = /SHORT_LINK_ROUTE = '([^']+)'/.exec(
-      readRepoFile('services/redirect/src/metrics.ts'),
+    // The redirect labels every short-link request with its contract entry's path.
+    expect(readRepoFile('services/redirect/src/metrics.ts')).toMatch(
+      /SHORT_LINK_ROUTE = shortLinkApi\.followShortLink\.path;/,
     );
     const buckets = /buckets: \[([^\]]+)\]/.exec(readRepoFile('packages/chassis/src/metrics.ts'));
-    expect(route?.[1]).toBe('/r/{code}');
+    expect(shortLinkApi.followShortLink.path).toBe('/r/{code}');
     expect(buckets?.[1]?.split(',').map(Number)).toContain(0.025);
     const raw = rules.filter(
       (rule) =>
