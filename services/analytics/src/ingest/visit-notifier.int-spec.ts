@@ -61,7 +61,7 @@ describe('live visit notices', () => {
       notifier.value.stored([row(watched, 5)]);
       // The observer is a connection of its own: its copies may come after the subscriber's.
       await waitFor(() => received.length === 2 && published.length >= 2, {
-        timeoutMs: 5000,
+        timeoutMs: 15_000,
         what: 'two notices, received and observed',
       });
 
