@@ -1,9 +1,4 @@
-import {
-  BadRequestException,
-  Controller,
-  Inject,
-  NotFoundException,
-} from '@nestjs/common';
+import { BadRequestException, Controller, Inject, NotFoundException } from '@nestjs/common';
 import {
   EDIT_LINK_MESSAGES,
   internalApi,
