@@ -456,6 +456,10 @@ describe('the public API', () => {
       expect(document.openapi).toMatch(/^3\./);
       expect(Object.keys(document.paths).sort()).toEqual([
         '/api/delete/{urlID}',
+        '/api/domains',
+        '/api/domains/{host}',
+        '/api/domains/{host}/restore',
+        '/api/domains/{host}/verify',
         '/api/keys',
         '/api/keys/{keyId}/revoke',
         '/api/links',

@@ -32,6 +32,7 @@ export * from './internal-api';
 export * from './sessions';
 export * from './api-requests';
 export * from './api-keys';
+export * from './domains';
 export * from './public-api';
 export * from './page-routes';
 export * from './short-link-route';

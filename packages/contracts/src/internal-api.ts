@@ -24,6 +24,12 @@ import {
   internalApiKeyListSchema,
 } from './api-keys';
 import { linkStatsSchema, statsRangeSchema } from './stats';
+import {
+  addDomainRequestSchema,
+  addedDomainSchema,
+  domainListSchema,
+  domainSchema,
+} from './domains';
 
 /**
  * Each internal endpoint described once; caller and callee check bodies and answers against the
@@ -266,6 +272,45 @@ export const internalApi = {
     method: 'POST',
     route: '/internal/links/:code/restore',
     answers: { 200: internalLinkSchema, 404: internalErrorSchema },
+  }),
+  /** The gateway lists the caller's domains, newest first. */
+  listDomains: endpoint({
+    service: 'links',
+    method: 'GET',
+    route: '/internal/domains',
+    answers: { 200: domainListSchema },
+  }),
+  /**
+   * The gateway adds a domain for the caller (`created` false for one already theirs): 400
+   * for a host refused, 409 for one another user holds.
+   */
+  addDomain: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/domains',
+    body: addDomainRequestSchema,
+    answers: { 200: addedDomainSchema, 400: internalErrorSchema, 409: internalErrorSchema },
+  }),
+  /** The gateway has one of the caller's domains verified: 422 saying what the DNS lacks. */
+  verifyDomain: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/domains/:host/verify',
+    answers: { 200: domainSchema, 404: internalErrorSchema, 422: internalErrorSchema },
+  }),
+  /** The gateway removes one of the caller's domains, restorable within the undo window. */
+  deleteDomain: endpoint({
+    service: 'links',
+    method: 'DELETE',
+    route: '/internal/domains/:host',
+    answers: { 204: noContentSchema, 404: internalErrorSchema },
+  }),
+  /** The gateway undoes a domain's delete within the window (a live one answers as it is). */
+  restoreDomain: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/domains/:host/restore',
+    answers: { 200: domainSchema, 404: internalErrorSchema },
   }),
   /** The redirect service finds any live link. */
   resolveLink: endpoint({

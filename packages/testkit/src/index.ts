@@ -11,3 +11,4 @@ export * from './oauth2-mock';
 export * from './topic-reader';
 export * from './process-sockets';
 export * from './live-visit-fakes';
+export * from './dns-responder';

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { GatewayAdapters } from './adapters';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { BackendsModule } from './backends/backends.module';
+import { DomainsModule } from './domains/domains.module';
 import { EdgeModule } from './edge/edge.module';
 import { FrontendModule } from './frontend/frontend.module';
 import { LinksModule } from './links/links.module';
@@ -27,6 +28,7 @@ export class AppModule {
         DocsModule,
         UserModule,
         LinksModule,
+        DomainsModule,
         VisitorsModule,
         StatsModule.forRoot(adapters.liveVisits.value),
         ProxyModule,

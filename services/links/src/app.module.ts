@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@shortener/chassis-postgres';
 import type { LinksAdapters } from './adapters';
 import type { LinksConfig } from './config';
+import { DomainsModule } from './domains/domains.module';
 import { LinksModule } from './links/links.module';
 import { linksMigrations } from './migrations';
 
@@ -22,6 +23,7 @@ export class AppModule {
           migrate: config.DB_MIGRATE,
         }),
         LinksModule.forRoot(adapters.linkCache.value),
+        DomainsModule,
       ],
     };
   }

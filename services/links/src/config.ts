@@ -1,6 +1,15 @@
+import { isIP } from 'node:net';
 import { env, loadConfig, serviceConfigShape } from '@shortener/chassis';
 import { databaseConfigShape } from '@shortener/chassis-postgres';
 import { DELETE_UNDO_WINDOW_DEFAULT_MS, DELETE_UNDO_WINDOW_MIN_MS } from '@shortener/contracts';
+
+/** A DNS server as Resolver.setServers takes one: an address, or address:port ([v6]:port). */
+function isDnsServer(entry: string): boolean {
+  if (isIP(entry) !== 0) return true;
+  const [, v6, v4, port] = /^(?:\[(.+)\]|([^:]+)):(\d{1,5})$/.exec(entry) ?? [];
+  const known = v6 !== undefined ? isIP(v6) === 6 : v4 !== undefined && isIP(v4) === 4;
+  return known && Number(port) >= 1 && Number(port) <= 65535;
+}
 
 export const linksConfigShape = {
   ...serviceConfigShape(7002),
@@ -22,6 +31,13 @@ export const linksConfigShape = {
    * visits are purged; never less than the web app's Undo offer and a second for the trip.
    */
   DELETE_UNDO_WINDOW_MS: env.int(DELETE_UNDO_WINDOW_DEFAULT_MS, DELETE_UNDO_WINDOW_MIN_MS),
+  /**
+   * The DNS servers a domain's verification asks (comma-separated address[:port]); the
+   * system's when empty.
+   */
+  DNS_SERVERS: env.list('').refine((servers) => servers.every(isDnsServer), {
+    message: 'must be comma-separated IP addresses, each with an optional :port',
+  }),
 };
 
 export type LinksConfig = ReturnType<typeof loadLinksConfig>;

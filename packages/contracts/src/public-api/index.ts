@@ -1,3 +1,4 @@
+import { domainsApi } from './domains';
 import { keysApi } from './keys';
 import { linksApi } from './links';
 import { statsApi } from './stats';
@@ -18,6 +19,7 @@ export const publicApi = {
   ...linksApi,
   ...statsApi,
   ...keysApi,
+  ...domainsApi,
 } as const satisfies Record<string, PublicRoute>;
 
 export type PublicApi = typeof publicApi;

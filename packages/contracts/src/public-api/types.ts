@@ -11,6 +11,7 @@ import { bulkLinksResponseSchema } from '../api-requests';
 import { shortLinkSchema } from '../links';
 import type { NamedSchema } from '../page-routes';
 import { apiKeysSchema, createdApiKeySchema, type ApiKeyScope } from '../api-keys';
+import { domainSchema, domainsSchema } from '../domains';
 import { linkStatsSchema, liveVisitSchema } from '../stats';
 
 /** The value of X-Requested-With every call carries (the CSRF defence). */
@@ -31,7 +32,7 @@ export interface PublicAnswer {
 
 export interface PublicRoute {
   readonly operationId: string;
-  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path as OpenAPI writes it: `{name}` for a path parameter. */
   readonly path: string;
   readonly summary: string;
@@ -70,4 +71,6 @@ export const PUBLIC_SCHEMAS = {
   error: { name: 'Error', schema: errorResponseSchema },
   apiKeys: { name: 'ApiKeys', schema: apiKeysSchema },
   createdApiKey: { name: 'CreatedApiKey', schema: createdApiKeySchema },
+  domain: { name: 'Domain', schema: domainSchema },
+  domains: { name: 'Domains', schema: domainsSchema },
 } as const satisfies Record<string, NamedSchema>;

@@ -72,11 +72,13 @@ describe('the OpenAPI description', () => {
     expect(validate(broken).valid).toBe(false);
   });
 
-  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore and API keys; and the short link', () => {
+  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore, API keys and domains; and the short link', () => {
     const calls = Object.entries(document.paths).flatMap(([route, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
     expect(calls.sort()).toEqual([
+      'DELETE /api/domains/{host}',
+      'GET /api/domains',
       'GET /api/keys',
       'GET /api/links',
       'GET /api/stats/{urlID}',
@@ -87,6 +89,9 @@ describe('the OpenAPI description', () => {
       'GET /r/{code}',
       'PATCH /api/links/{urlID}',
       'POST /api/delete/{urlID}',
+      'POST /api/domains',
+      'POST /api/domains/{host}/restore',
+      'POST /api/domains/{host}/verify',
       'POST /api/keys',
       'POST /api/keys/{keyId}/revoke',
       'POST /api/links',

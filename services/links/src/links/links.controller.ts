@@ -1,15 +1,8 @@
-import {
-  BadRequestException,
-  Controller,
-  Inject,
-  NotFoundException,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { BadRequestException, Controller, Inject, NotFoundException } from '@nestjs/common';
 import {
   EDIT_LINK_MESSAGES,
   internalApi,
   LINKS_QUERY_MESSAGES,
-  MESSAGES,
   TARGET_URL_MESSAGES,
   type InternalLink,
   type LinkCodes,
@@ -19,16 +12,12 @@ import {
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
 import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
+import { ownerOf } from '../owner-of';
 import { decodeLinkCursor } from './link-cursor';
 import { LinksService } from './links.service';
 import { OwnedLinksService } from './owned-links.service';
 
 const NOT_FOUND = 'Url not found';
-
-function ownerOf(caller: CallerIdentity): string {
-  if (caller.userId === null) throw new UnauthorizedException(MESSAGES.unauthorized);
-  return caller.userId;
-}
 
 /** The internal API the gateway (and the redirect service, for resolve) calls. */
 @Controller()

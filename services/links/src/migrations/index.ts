@@ -4,6 +4,7 @@ import { Aliases1796100000000 } from './1796100000000-aliases';
 import { UndoableDeletes1796200000000 } from './1796200000000-undoable-deletes';
 import { DeletedLinksExpired1796300000000 } from './1796300000000-deleted-links-expired';
 import { LinkVersions1796400000000 } from './1796400000000-link-versions';
+import { Domains1796500000000 } from './1796500000000-domains';
 
 /** Every migration of the `links` schema, oldest first. */
 export const linksMigrations = [
@@ -13,4 +14,5 @@ export const linksMigrations = [
   UndoableDeletes1796200000000,
   DeletedLinksExpired1796300000000,
   LinkVersions1796400000000,
+  Domains1796500000000,
 ];
