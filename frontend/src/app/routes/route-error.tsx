@@ -2,13 +2,7 @@ import { Component, useEffect, type ReactNode } from 'react';
 import { useLocation } from 'react-router-dom';
 
 /** Never a blank screen: what a route shows when rendering it failed. */
-function RouteError({
-  error,
-  standalone = false,
-}: {
-  error: unknown;
-  standalone?: boolean;
-}) {
+function RouteError({ error, standalone = false }: { error: unknown; standalone?: boolean }) {
   useEffect(() => {
     console.error(error);
   }, [error]);
