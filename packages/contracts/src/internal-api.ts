@@ -24,6 +24,7 @@ import {
   internalApiKeyListSchema,
 } from './api-keys';
 import { linkStatsSchema, statsRangeSchema } from './stats';
+import { statsFiltersSchema } from './stats-queries';
 
 /**
  * Each internal endpoint described once; caller and callee check bodies and answers against the
@@ -148,9 +149,10 @@ const CREATED_AT_MESSAGE = 'createdAt must be a time in milliseconds';
 
 /**
  * GET /internal/visits/:code: the page size (VISITS_PAGE_DEFAULT when none; more than
- * VISITS_PAGE_MAX reads VISITS_PAGE_MAX) and where it starts.
+ * VISITS_PAGE_MAX reads VISITS_PAGE_MAX), where it starts, and the filters.
  */
 export const visitsPageQuerySchema = z.object({
+  ...statsFiltersSchema.shape,
   limit: z
     .number({ error: LIMIT_MESSAGE })
     .int({ error: LIMIT_MESSAGE })
@@ -162,6 +164,7 @@ export const visitsPageQuerySchema = z.object({
 export type VisitsPageQuery = z.infer<typeof visitsPageQuerySchema>;
 
 export const linkStatsQuerySchema = z.object({
+  ...statsFiltersSchema.shape,
   range: statsRangeSchema.optional(),
   /** The link's creation (milliseconds): where the `all` range starts. */
   createdAt: z
@@ -276,7 +279,10 @@ export const internalApi = {
   }),
 
   // analytics service
-  /** The gateway reads a page of a link's visits, newest first; 400 for a bad cursor. */
+  /**
+   * The gateway reads a page of a link's visits (those the filters match), newest first; 400
+   * for a bad cursor or a filter refused.
+   */
   visitsPage: endpoint({
     service: 'analytics',
     method: 'GET',
@@ -292,7 +298,10 @@ export const internalApi = {
     body: codesRequestSchema,
     answers: { 200: visitCountsSchema },
   }),
-  /** The gateway reads a link's statistics over a range; 400 for a range not listed. */
+  /**
+   * The gateway reads a link's statistics over a range, of the visits the filters match;
+   * 400 for a range not listed or a filter refused.
+   */
   linkStats: endpoint({
     service: 'analytics',
     method: 'GET',
@@ -300,11 +309,12 @@ export const internalApi = {
     query: linkStatsQuerySchema,
     answers: { 200: linkStatsSchema, 400: internalErrorSchema },
   }),
-  /** The gateway streams every visit of a link as CSV, oldest first. */
+  /** The gateway streams every visit of a link (the filters match) as CSV, oldest first. */
   visitsCsv: endpoint({
     service: 'analytics',
     method: 'GET',
     route: '/internal/visits/:code/csv',
+    query: statsFiltersSchema,
     streams: 'text/csv',
     answers: { 200: z.string(), 400: internalErrorSchema },
   }),
