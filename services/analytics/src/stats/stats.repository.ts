@@ -61,7 +61,8 @@ export class StatsRepository {
     }
     const window = statsWindow(range, now, { createdAt, firstVisit });
     const before = previousWindow(window);
-    const filter = await VisitFilter.of(db, code, filters);
+    const since = range === 'all' ? null : (before?.from ?? window.from);
+    const filter = await VisitFilter.of(db, code, filters, since);
     const reads = filter ? new FilteredStats(db, code, filter) : new RollupStats(db, code);
     // In turn: a transaction has one connection.
     const series = await reads.series(window);

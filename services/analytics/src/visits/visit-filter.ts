@@ -27,8 +27,16 @@ export class VisitFilter {
     private readonly referrers: StoredReferrers | null,
   ) {}
 
-  /** The filter of a link's visits, or null when no filter is given. */
-  static async of(db: Queryable, code: string, filters: StatsFilters): Promise<VisitFilter | null> {
+  /**
+   * The filter of a link's visits, or null when no filter is given; `since` (milliseconds),
+   * when the filter serves visits from then on only, bounds the stored referrers read.
+   */
+  static async of(
+    db: Queryable,
+    code: string,
+    filters: StatsFilters,
+    since: number | null = null,
+  ): Promise<VisitFilter | null> {
     const equal = (Object.keys(COLUMNS) as Array<keyof typeof COLUMNS>)
       .filter((name) => filters[name] !== undefined)
       .map((name) => [COLUMNS[name], filters[name]!] as const);
@@ -36,9 +44,10 @@ export class VisitFilter {
     if (equal.length === 0 && host === undefined) return null;
     let referrers: StoredReferrers | null = null;
     if (host !== undefined) {
+      const bounded = since === null ? '' : ' AND created_at >= $2';
       const rows = (await db.query(
-        'SELECT DISTINCT referrer FROM analytics.visits WHERE url_id = $1',
-        [code],
+        `SELECT DISTINCT referrer FROM analytics.visits WHERE url_id = $1${bounded}`,
+        since === null ? [code] : [code, new Date(since)],
       )) as Array<{ referrer: string | null }>;
       const matching = rows.filter((row) => referrerHost(row.referrer) === host);
       referrers = {
