@@ -9,6 +9,14 @@ import {
 } from '@shortener/contracts';
 import { waitFor, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import {
+  CHROME_WINDOWS,
+  CONSOLE,
+  CSV_HEADER,
+  GOOGLEBOT,
+  SAFARI_IPHONE,
+  visitLink,
+} from './support/stats-visits';
 import { startUsersStack, type UsersStack } from './support/users-stack';
 import { EventReader } from './support/event-reader';
 import { signIn } from './support/sign-in';
@@ -31,15 +39,6 @@ const USERS = {
     picture: 'https://example.com/dave.png',
   },
 };
-const CHROME_WINDOWS =
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const SAFARI_IPHONE =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
-const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-/** A person on a games console: neither desktop, phone nor tablet. */
-const CONSOLE =
-  'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)';
-const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
 
 describe('the stats API', () => {
   let started: UsersStack;
@@ -48,14 +47,7 @@ describe('the stats API', () => {
   let dave: Browser;
 
   const visit = (code: string, ip: string, userAgent: string, referer?: string) =>
-    fetch(`${stack.url}/r/${code}`, {
-      redirect: 'manual',
-      headers: {
-        'user-agent': userAgent,
-        'x-forwarded-for': ip,
-        ...(referer ? { referer } : {}),
-      },
-    });
+    visitLink(stack.url, code, ip, userAgent, referer);
 
   async function newLink(browser: Browser): Promise<string> {
     const query = new URLSearchParams({ url: `https://example.com/${randomUUID()}`, days: '30' });

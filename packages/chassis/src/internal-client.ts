@@ -85,6 +85,20 @@ export class InternalClient {
     private readonly timeoutMs = 3000,
   ) {}
 
+  /** The path of a call: its parameters filled in, its query checked against the entry's. */
+  private pathOf<E extends InternalEndpoint>(endpoint: E, input: InternalCallInput<E>): string {
+    let query: Record<string, unknown> | undefined;
+    if (endpoint.query) {
+      const checked = endpoint.query.safeParse(input.query ?? {});
+      if (!checked.success) {
+        const what = `${endpoint.method} ${endpoint.route}`;
+        throw new InternalRequestError(this.service, what, `query ${firstIssue(checked.error)}`);
+      }
+      query = checked.data;
+    }
+    return internalPath(endpoint.route, input.params, query);
+  }
+
   /**
    * One call of an endpoint of `internalApi` (@shortener/contracts): the body is checked
    * before it is sent, and the answer comes back parsed by the schema of its status.
@@ -106,15 +120,7 @@ export class InternalClient {
       }
       body = checked.data;
     }
-    let query: Record<string, unknown> | undefined;
-    if (endpoint.query) {
-      const checked = endpoint.query.safeParse(input.query ?? {});
-      if (!checked.success) {
-        throw new InternalRequestError(this.service, what, `query ${firstIssue(checked.error)}`);
-      }
-      query = checked.data;
-    }
-    const path = internalPath(endpoint.route, input.params, query);
+    const path = this.pathOf(endpoint, input);
     const response = await this.request(endpoint.method, path, {
       identity: input.identity,
       requestId: input.requestId,
@@ -149,7 +155,7 @@ export class InternalClient {
   > {
     const what = `${endpoint.method} ${endpoint.route}`;
     if (!endpoint.streams) throw new InternalRequestError(this.service, what, 'does not stream');
-    const path = internalPath(endpoint.route, input.params);
+    const path = this.pathOf(endpoint, input);
     const started = new AbortController();
     const timer = setTimeout(() => started.abort(new Error('no answer in time')), this.timeoutMs);
     let response: Response;

@@ -56,15 +56,6 @@ export const CURSOR_MESSAGE = 'The cursor is not valid.';
 /** Cursors are opaque to the gateway: printable ASCII without spaces, bounded in length. */
 export const VISITS_CURSOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
-export const visitorsQuerySchema = z.object({
-  cursor: z
-    .string({ error: 'Give one cursor only.' })
-    .regex(VISITS_CURSOR_PATTERN, { error: CURSOR_MESSAGE })
-    .optional()
-    .describe('Where the page starts: the X-Next-Cursor header of the previous page.'),
-});
-export type VisitorsQuery = z.infer<typeof visitorsQuerySchema>;
-
 /**
  * Text a user types that reaches SQL (a search, a key's name) holds no control character:
  * PostgreSQL refuses NUL outright, and none of the others belongs in one line of text.

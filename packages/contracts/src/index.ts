@@ -37,5 +37,6 @@ export * from './public-api';
 export * from './page-routes';
 export * from './short-link-route';
 export * from './stats';
+export * from './stats-queries';
 export * from './web-pages';
 export * from './page-cursor';

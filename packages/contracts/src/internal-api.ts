@@ -30,117 +30,19 @@ import {
   domainListSchema,
   domainSchema,
 } from './domains';
+import { statsFiltersSchema } from './stats-queries';
+import { endpoint } from './internal-endpoint';
 
-/**
- * Each internal endpoint described once; caller and callee check bodies and answers against the
- * same schemas, so a malformed answer fails at the call rather than travelling on.
- */
-export type InternalMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-/** Answer schemas by HTTP status: the statuses a caller expects. */
-export type InternalAnswers = Readonly<Record<number, z.ZodType>>;
-
-/** The services that serve an internal API. */
-export type InternalService = 'auth' | 'links' | 'analytics';
-
-export interface InternalEndpoint<
-  Route extends string = string,
-  Query extends z.ZodObject | undefined = z.ZodObject | undefined,
-  Body extends z.ZodType | undefined = z.ZodType | undefined,
-  Answers extends InternalAnswers = InternalAnswers,
-  Streams extends string | undefined = string | undefined,
-> {
-  /** The service that serves it. */
-  readonly service: InternalService;
-  readonly method: InternalMethod;
-  /** The path as the callee routes it, `:name` for a path parameter. */
-  readonly route: Route;
-  readonly query: Query;
-  readonly body: Body;
-  readonly answers: Answers;
-  /**
-   * Set for an endpoint whose success answer is a stream of this media type, not JSON (see
-   * InternalClient.stream); its other answers are JSON as usual.
-   */
-  readonly streams?: Streams;
-}
-
-/** The `:name` parameters of a route. */
-export type RouteParams<Route extends string> =
-  Route extends `${string}:${infer Name}/${infer Rest}`
-    ? Name | RouteParams<`/${Rest}`>
-    : Route extends `${string}:${infer Name}`
-      ? Name
-      : never;
-
-/** What a call of an endpoint takes besides the caller's identity. */
-export type InternalCallInput<E extends InternalEndpoint> = ([RouteParams<E['route']>] extends [
-  never,
-]
-  ? { params?: undefined }
-  : { params: Record<RouteParams<E['route']>, string> }) &
-  (E['query'] extends z.ZodObject ? { query?: z.input<E['query']> } : { query?: undefined }) &
-  (E['body'] extends z.ZodType ? { body: z.input<E['body']> } : { body?: undefined });
-
-/** An answer of an endpoint: one of its expected statuses, with its body as parsed. */
-export type InternalAnswer<E extends InternalEndpoint> = {
-  [Status in keyof E['answers'] & number]: {
-    status: Status;
-    body: z.output<E['answers'][Status]>;
-  };
-}[keyof E['answers'] & number];
-
-function endpoint<
-  const Route extends string,
-  Answers extends InternalAnswers,
-  Query extends z.ZodObject | undefined = undefined,
-  Body extends z.ZodType | undefined = undefined,
-  const Streams extends string | undefined = undefined,
->(description: {
-  service: InternalService;
-  method: InternalMethod;
-  route: Route;
-  query?: Query;
-  body?: Body;
-  answers: Answers;
-  streams?: Streams;
-}): InternalEndpoint<Route, Query, Body, Answers, Streams> {
-  return {
-    service: description.service,
-    method: description.method,
-    route: description.route,
-    query: description.query as Query,
-    body: description.body as Body,
-    answers: description.answers,
-    ...(description.streams ? { streams: description.streams } : {}),
-  };
-}
-
-/**
- * The path of one call: the route with its parameters filled in (percent-encoded) and the
- * query string of the defined values.
- */
-export function internalPath(
-  route: string,
-  params: Readonly<Record<string, string>> = {},
-  query: Readonly<Record<string, unknown>> = {},
-): string {
-  const path = route.replace(/:([A-Za-z]\w*)/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`${route}: no value for :${name}`);
-    return encodeURIComponent(value);
-  });
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw new Error(`${route}: the query value ${name} is not a string, number or boolean`);
-    }
-    search.set(name, String(value));
-  }
-  const text = search.toString();
-  return text === '' ? path : `${path}?${text}`;
-}
+export {
+  internalPath,
+  type InternalAnswer,
+  type InternalAnswers,
+  type InternalCallInput,
+  type InternalEndpoint,
+  type InternalMethod,
+  type InternalService,
+  type RouteParams,
+} from './internal-endpoint';
 
 /** A refusal: every 4xx an internal API answers carries a message. */
 export const internalErrorSchema = z.object({ message: z.string() });
@@ -154,9 +56,10 @@ const CREATED_AT_MESSAGE = 'createdAt must be a time in milliseconds';
 
 /**
  * GET /internal/visits/:code: the page size (VISITS_PAGE_DEFAULT when none; more than
- * VISITS_PAGE_MAX reads VISITS_PAGE_MAX) and where it starts.
+ * VISITS_PAGE_MAX reads VISITS_PAGE_MAX), where it starts, and the filters.
  */
 export const visitsPageQuerySchema = z.object({
+  ...statsFiltersSchema.shape,
   limit: z
     .number({ error: LIMIT_MESSAGE })
     .int({ error: LIMIT_MESSAGE })
@@ -168,6 +71,7 @@ export const visitsPageQuerySchema = z.object({
 export type VisitsPageQuery = z.infer<typeof visitsPageQuerySchema>;
 
 export const linkStatsQuerySchema = z.object({
+  ...statsFiltersSchema.shape,
   range: statsRangeSchema.optional(),
   /** The link's creation (milliseconds): where the `all` range starts. */
   createdAt: z
@@ -321,7 +225,10 @@ export const internalApi = {
   }),
 
   // analytics service
-  /** The gateway reads a page of a link's visits, newest first; 400 for a bad cursor. */
+  /**
+   * The gateway reads a page of a link's visits (those the filters match), newest first; 400
+   * for a bad cursor or a filter refused.
+   */
   visitsPage: endpoint({
     service: 'analytics',
     method: 'GET',
@@ -337,7 +244,10 @@ export const internalApi = {
     body: codesRequestSchema,
     answers: { 200: visitCountsSchema },
   }),
-  /** The gateway reads a link's statistics over a range; 400 for a range not listed. */
+  /**
+   * The gateway reads a link's statistics over a range, of the visits the filters match;
+   * 400 for a range not listed or a filter refused.
+   */
   linkStats: endpoint({
     service: 'analytics',
     method: 'GET',
@@ -345,11 +255,12 @@ export const internalApi = {
     query: linkStatsQuerySchema,
     answers: { 200: linkStatsSchema, 400: internalErrorSchema },
   }),
-  /** The gateway streams every visit of a link as CSV, oldest first. */
+  /** The gateway streams every visit of a link (the filters match) as CSV, oldest first. */
   visitsCsv: endpoint({
     service: 'analytics',
     method: 'GET',
     route: '/internal/visits/:code/csv',
+    query: statsFiltersSchema,
     streams: 'text/csv',
     answers: { 200: z.string(), 400: internalErrorSchema },
   }),

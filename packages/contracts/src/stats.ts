@@ -9,14 +9,6 @@ export const statsRangeSchema = z.enum(STATS_RANGES, {
   error: `range must be one of ${STATS_RANGES.join(', ')}`,
 });
 
-/** GET /api/stats/{urlID}'s query. */
-export const statsQuerySchema = z.object({
-  range: z
-    .enum(STATS_RANGES, { message: `range must be one of ${STATS_RANGES.join(', ')}` })
-    .default(DEFAULT_STATS_RANGE)
-    .describe('Default 7d'),
-});
-
 /** The kinds of device the stats tell apart. */
 export const DEVICES = ['desktop', 'mobile', 'tablet', 'bot', 'other'] as const;
 export type Device = (typeof DEVICES)[number];

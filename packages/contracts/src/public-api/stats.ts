@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { MESSAGES, NEXT_CURSOR_HEADER } from '../api';
-import { CURSOR_MESSAGE, LINKS_QUERY_MESSAGES, visitorsQuerySchema } from '../api-requests';
+import { CURSOR_MESSAGE, LINKS_QUERY_MESSAGES } from '../api-requests';
+import { LIVE_END_REASONS, LIVE_EVENTS, STATS_RANGES, VISITS_CSV_COLUMNS } from '../stats';
 import {
-  LIVE_END_REASONS,
-  LIVE_EVENTS,
+  STATS_FILTER_MESSAGES,
+  statsFiltersSchema,
   statsQuerySchema,
-  STATS_RANGES,
-  VISITS_CSV_COLUMNS,
-} from '../stats';
+  visitorsQuerySchema,
+} from '../stats-queries';
 import {
   EDGE_ANSWERS,
   error,
@@ -19,13 +19,18 @@ import {
 } from './answers';
 import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
 
+/** The refusals of the filters, as a 400's description lists them. */
+const FILTER_REFUSALS = Object.values(STATS_FILTER_MESSAGES)
+  .map((message) => `'${message}'`)
+  .join(', ');
+
 /** A link's visits and statistics. */
 export const statsApi = {
   getVisitors: {
     operationId: 'getVisitors',
     method: 'GET',
     path: '/api/visitors/{urlID}',
-    summary: "One page of a link's visits, newest first",
+    summary: "One page of a link's visits, newest first; with filters, only the visits they match",
     access: 'signed-in',
     apiKeyScope: 'stats:read',
     params: urlIdParams,
@@ -41,10 +46,14 @@ export const statsApi = {
           },
         },
       },
-      400: error(`'${CURSOR_MESSAGE}', '${LINKS_QUERY_MESSAGES.oneCursor}', or a ${UNDECODABLE}`),
+      400: error(
+        `'${CURSOR_MESSAGE}', '${LINKS_QUERY_MESSAGES.oneCursor}', ${FILTER_REFUSALS}, or a ` +
+          UNDECODABLE,
+      ),
       401: unauthorized,
       404: error(
-        `'${MESSAGES.noVisitors}' (no visits yet), or '${MESSAGES.urlNotFound}' (unknown, expired or not yours)`,
+        `'${MESSAGES.noVisitors}' (no visits yet, or none the filters match), or ` +
+          `'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`,
       ),
       ...EDGE_ANSWERS,
     },
@@ -55,14 +64,17 @@ export const statsApi = {
     path: '/api/stats/{urlID}',
     summary:
       "A link's statistics over a range: visits over time (people and bots apart), unique " +
-      'visitors, and the top browsers, systems, devices, referrers and countries',
+      'visitors, and the top browsers, systems, devices, referrers and countries; with ' +
+      'filters, every number (the previous period too) counts only the visits they match',
     access: 'signed-in',
     apiKeyScope: 'stats:read',
     params: urlIdParams,
     query: statsQuerySchema,
     answers: {
       200: { description: 'Statistics', body: PUBLIC_SCHEMAS.linkStats },
-      400: error(`range is not one of ${STATS_RANGES.join(', ')}, or a ${UNDECODABLE}`),
+      400: error(
+        `range is not one of ${STATS_RANGES.join(', ')}, ${FILTER_REFUSALS}, or a ${UNDECODABLE}`,
+      ),
       401: unauthorized,
       404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
       ...EDGE_ANSWERS,
@@ -118,13 +130,15 @@ export const statsApi = {
     path: '/api/stats/{urlID}/visits.csv',
     summary:
       `Every visit of a link as CSV (RFC 4180), oldest first: ${VISITS_CSV_COLUMNS.join(',')}; ` +
-      'time in ISO 8601 UTC; a cell starting with = + - or @ starts with an apostrophe',
+      'time in ISO 8601 UTC; a cell starting with = + - or @ starts with an apostrophe; ' +
+      'with filters, only the visits they match',
     access: 'signed-in',
     apiKeyScope: 'stats:read',
     params: urlIdParams,
+    query: statsFiltersSchema,
     answers: {
       200: { description: 'The visits, streamed', streams: 'text/csv' },
-      400: error(`A ${UNDECODABLE}`),
+      400: error(`${FILTER_REFUSALS}, or a ${UNDECODABLE}`),
       401: unauthorized,
       404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
       ...EDGE_ANSWERS,

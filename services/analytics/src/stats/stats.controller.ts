@@ -30,19 +30,20 @@ export class StatsController {
     @Input() { params, query }: RouteInput<typeof internalApi.linkStats>,
   ): Promise<LinkStats> {
     const range = query.range ?? DEFAULT_STATS_RANGE;
-    return this.stats.stats(codeOf(params.code), range, query.createdAt ?? null);
+    return this.stats.stats(codeOf(params.code), range, query.createdAt ?? null, Date.now(), query);
   }
 
   /**
-   * Every visit of a link as CSV, oldest first, streamed a page at a time: never all of them
-   * in memory, and it stops reading when the caller goes away.
+   * Every visit of a link (those the filters match) as CSV, oldest first, streamed a page at
+   * a time: never all of them in memory, and it stops reading when the caller goes away.
    */
   @Route(internalApi.visitsCsv)
   async csv(
-    @Input() { params }: RouteInput<typeof internalApi.visitsCsv>,
+    @Input() { params, query }: RouteInput<typeof internalApi.visitsCsv>,
     @Res() res: Response,
   ): Promise<void> {
     const code = codeOf(params.code);
+    const filter = await this.stats.filter(code, query);
     res.status(200);
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     let gone = false;
@@ -54,7 +55,7 @@ export class StatsController {
       await write(csvLine(VISITS_CSV_COLUMNS));
       let after: { createdAt: Date; id: string } | null = null;
       while (!gone) {
-        const rows = await this.stats.exportPage(code, after, EXPORT_PAGE);
+        const rows = await this.stats.exportPage(code, after, EXPORT_PAGE, filter);
         let chunk = '';
         for (const row of rows) {
           chunk += csvLine([

@@ -5,8 +5,10 @@ import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { UAParser } from 'ua-parser-js';
 import { InternalClient, signInternalToken } from '@shortener/chassis';
 import {
+  DEVICES,
   INTERNAL_TOKEN_HEADER,
   SHORT_CODE_ALPHABET,
+  STATS_RANGES,
   VISIT_EVENT_SCHEMA_VERSION,
   VISITS_TOPIC,
   internalApi,
@@ -244,6 +246,160 @@ describe('analytics stats', () => {
     expect(month.totals.visits).toBe(4);
     expect(month.previous).toMatchObject({ from: month.from - 30 * DAY, visits: 1 });
     expect((await stats(code, '?range=all')).body.previous).toBeUndefined();
+  });
+
+  it('adds up, filtered by each device, to the stats without a filter, in every range', async () => {
+    const code = newCode();
+    const now = Date.now();
+    const hoursAgo = (hours: number) => now - hours * 3_600_000;
+    const visits: VisitEvent[] = [
+      event(code, { ip: '8.8.8.8', referrer: 'https://News.Example.org/story?x=1' }),
+      event(code, { ip: '8.8.8.8', referrer: 'https://news.example.org/other' }),
+      event(code, { ip: '1.1.1.1', userAgent: SAFARI_IPHONE, referrer: 'not a url' }),
+      event(code, { ip: '8.8.4.4', userAgent: SAFARI_IPAD, timestamp: hoursAgo(2) }),
+      event(code, { ip: '8.8.8.8', userAgent: GOOGLEBOT, timestamp: hoursAgo(25) }),
+      event(code, { ip: '193.0.14.129', timestamp: hoursAgo(26) }),
+      event(code, { ip: '1.1.1.1', userAgent: SAFARI_IPHONE, timestamp: now - 3 * DAY }),
+      event(code, { ip: '127.0.0.1', userAgent: '', timestamp: now - 10 * DAY }),
+      event(code, { ip: '8.8.8.8', timestamp: now - 40 * DAY }),
+    ];
+    await produce(visits);
+    await waitFor(async () => (await count(code)) === visits.length, {
+      what: `${visits.length} visits of ${code}`,
+      timeoutMs: 30_000,
+    });
+    const add = (
+      into: Map<string, number>,
+      list: Array<{ name?: string; code?: string; visits: number }>,
+    ) => {
+      for (const entry of list) {
+        const name = entry.name ?? entry.code ?? '';
+        into.set(name, (into.get(name) ?? 0) + entry.visits);
+      }
+    };
+    const listed = (list: Array<{ name?: string; code?: string; visits: number }>) => {
+      const counts = new Map<string, number>();
+      add(counts, list);
+      return Object.fromEntries(counts);
+    };
+    for (const range of STATS_RANGES) {
+      const createdAt = `&createdAt=${now - 41 * DAY}`;
+      const whole = (await stats(code, `?range=${range}${createdAt}`)).body;
+      const totals = { visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 };
+      const previous = { visits: 0, humans: 0, bots: 0 };
+      const series = whole.series.map((point) => ({ ...point, visits: 0, humans: 0, bots: 0 }));
+      const lists = ['browsers', 'os', 'devices', 'referrers', 'countries'] as const;
+      const merged = new Map(lists.map((list) => [list, new Map<string, number>()]));
+      for (const device of DEVICES) {
+        const part = await stats(code, `?range=${range}${createdAt}&device=${device}`);
+        expect(part.status).toBe(200);
+        const { body } = part;
+        expect({ from: body.from, interval: body.interval }).toEqual({
+          from: whole.from,
+          interval: whole.interval,
+        });
+        for (const key of ['visits', 'humans', 'bots', 'uniqueVisitors'] as const) {
+          totals[key] += body.totals[key];
+        }
+        for (const key of ['visits', 'humans', 'bots'] as const) {
+          previous[key] += body.previous?.[key] ?? 0;
+        }
+        body.series.forEach((point, index) => {
+          const sum = series[index]!;
+          expect(point.t).toBe(sum.t);
+          sum.visits += point.visits;
+          sum.humans += point.humans;
+          sum.bots += point.bots;
+        });
+        for (const list of lists) add(merged.get(list)!, body[list]);
+      }
+      expect({ range, totals }).toEqual({ range, totals: whole.totals });
+      expect({ range, series }).toEqual({ range, series: whole.series });
+      expect({ range, previous }).toEqual({
+        range,
+        previous: {
+          visits: whole.previous?.visits ?? 0,
+          humans: whole.previous?.humans ?? 0,
+          bots: whole.previous?.bots ?? 0,
+        },
+      });
+      for (const list of lists) {
+        expect({ range, list, counts: Object.fromEntries(merged.get(list)!) }).toEqual({
+          range,
+          list,
+          counts: listed(whole[list]),
+        });
+      }
+    }
+  });
+
+  it('filters by the referrer as the stats list it, the log and the CSV too', async () => {
+    const code = newCode();
+    const now = Date.now();
+    const visits: VisitEvent[] = [
+      event(code, {
+        ip: '8.8.8.8',
+        referrer: 'https://News.Example.org/story?x=1',
+        timestamp: now - 3000,
+      }),
+      event(code, {
+        ip: '1.1.1.1',
+        userAgent: SAFARI_IPHONE,
+        referrer: 'https://news.example.org/',
+        timestamp: now - 2000,
+      }),
+      event(code, { ip: '1.1.1.1', userAgent: SAFARI_IPHONE, referrer: 'not a url' }),
+      event(code, { ip: '193.0.14.129', referrer: null }),
+      // The previous 24 hours: a US visit from the same host.
+      event(code, {
+        ip: '8.8.4.4',
+        referrer: 'https://news.example.org/old',
+        timestamp: now - 25 * 3_600_000,
+      }),
+    ];
+    await produce(visits);
+    await waitFor(async () => (await count(code)) === visits.length, {
+      what: `${visits.length} visits of ${code}`,
+      timeoutMs: 30_000,
+    });
+    const news = (await stats(code, '?range=24h&referrer=news.example.org')).body;
+    expect(news.totals).toEqual({ visits: 2, humans: 2, bots: 0, uniqueVisitors: 2 });
+    expect(news.referrers).toEqual([{ name: 'news.example.org', visits: 2 }]);
+    expect(news.previous).toMatchObject({ visits: 1 });
+    const usNews = (await stats(code, '?range=24h&referrer=news.example.org&country=US')).body;
+    expect(usNews.totals.visits).toBe(1);
+    expect(usNews.previous).toMatchObject({ visits: 1 });
+    const unknown = (await stats(code, '?range=7d&referrer=(unknown)')).body;
+    expect(unknown.countries).toEqual([{ code: 'AU', visits: 1 }]);
+    const direct = (await stats(code, '?range=7d&referrer=(direct)')).body;
+    expect(direct.countries).toEqual([{ code: 'NL', visits: 1 }]);
+    expect((await stats(code, '?range=7d&referrer=elsewhere.example')).body.totals.visits).toBe(0);
+
+    const page = await client.call(internalApi.visitsPage, {
+      params: { code },
+      query: { referrer: 'news.example.org', os: 'iOS' },
+    });
+    expect(page.status).toBe(200);
+    if (page.status !== 200) return;
+    expect(page.body.visits.map((visit) => [visit.ipAddress, visit.referrer])).toEqual([
+      ['1.1.1.1', 'news.example.org'],
+    ]);
+    const answer = await client.stream(internalApi.visitsCsv, {
+      params: { code },
+      query: { referrer: 'news.example.org' },
+    });
+    expect(answer.status).toBe(200);
+    if (answer.status !== 200) return;
+    const records = parse<Record<string, string>>(await new Response(answer.body).text(), {
+      columns: true,
+    });
+    expect(records.map((record) => record['referrer'])).toEqual([
+      'https://news.example.org/old',
+      'https://News.Example.org/story?x=1',
+      'https://news.example.org/',
+    ]);
+    const refused = await stats(code, '?country=usa');
+    expect(refused.status).toBe(400);
   });
 
   it('exports every visit as CSV that a CSV parser reads back, formula-safe', async () => {

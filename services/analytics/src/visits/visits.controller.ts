@@ -37,7 +37,7 @@ export class VisitsController {
       if (!after) throw new BadRequestException(CURSOR_MESSAGE);
     }
     // One row more than asked tells whether another page follows.
-    const rows = await this.visits.page(code, limit + 1, after);
+    const rows = await this.visits.page(code, limit + 1, after, query);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isShortCode, type Visit } from '@shortener/contracts';
+import { isShortCode, type StatsFilters, type Visit } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { visitReferrer } from '../ingest/visit-batch';
 import { connected } from './analytics-database';
 import type { VisitCursor } from './visit-cursor';
+import { VisitFilter } from './visit-filter';
 
 interface StoredVisit {
   visit: Visit;
@@ -25,22 +26,31 @@ interface VisitRecord {
 export class VisitsRepository {
   constructor(@Inject(ManagedDataSource) private readonly database: ManagedDataSource) {}
 
-  /** One page of a link's visits, newest first, after the cursor when there is one. */
-  async page(code: string, limit: number, after: VisitCursor | null): Promise<StoredVisit[]> {
+  /**
+   * One page of a link's visits (those the filters match), newest first, after the cursor
+   * when there is one.
+   */
+  async page(
+    code: string,
+    limit: number,
+    after: VisitCursor | null,
+    filters: StatsFilters = {},
+  ): Promise<StoredVisit[]> {
     const db = connected(this.database);
-    const rows: VisitRecord[] = after
-      ? await db.query(
-          `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
-           WHERE url_id = $1 AND (created_at, id) < ($3::timestamptz, $4::uuid)
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [code, limit, after.createdAt.toISOString(), after.id],
-        )
-      : await db.query(
-          `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
-           WHERE url_id = $1
-           ORDER BY created_at DESC, id DESC LIMIT $2`,
-          [code, limit],
-        );
+    const filter = await VisitFilter.of(db, code, filters);
+    const params: unknown[] = [code, limit];
+    let where = 'url_id = $1';
+    if (after) {
+      params.push(after.createdAt.toISOString(), after.id);
+      where += ' AND (created_at, id) < ($3::timestamptz, $4::uuid)';
+    }
+    where += filter?.sql(params) ?? '';
+    const rows: VisitRecord[] = await db.query(
+      `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
+       WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
     return rows.map((row) => ({
       visit: {
         _id: row.id,

@@ -104,7 +104,10 @@ describe('gateway calls of the internal APIs', () => {
     it("asks analytics only once the link is found to be the caller's", async () => {
       const analytics = backend('analytics', answering(200, page));
       const visitors = new VisitorsService(backend('links', answering(200, LINK)), analytics);
-      expect(await visitors.page(CODE, 'c', USER)).toEqual({ visits: [], nextCursor: 'next' });
+      expect(await visitors.page(CODE, { cursor: 'c' }, USER)).toEqual({
+        visits: [],
+        nextCursor: 'next',
+      });
       expect(analytics.request).toHaveBeenCalledWith(
         'GET',
         `/internal/visits/${CODE}?limit=50&cursor=c`,
@@ -116,14 +119,14 @@ describe('gateway calls of the internal APIs', () => {
       const analytics = backend('analytics', answering(200, page));
       const links = backend('links', answering(200, { urlID: CODE }));
       const visitors = new VisitorsService(links, analytics);
-      expect(await refusalOf(visitors.page(CODE, undefined, USER))).toEqual(badAnswer);
+      expect(await refusalOf(visitors.page(CODE, {}, USER))).toEqual(badAnswer);
       expect(analytics.request).not.toHaveBeenCalled();
     });
 
     it('answers 502 to a page whose visits are malformed', async () => {
       const analytics = backend('analytics', answering(200, { visits: [{}], nextCursor: null }));
       const visitors = new VisitorsService(backend('links', answering(200, LINK)), analytics);
-      expect(await refusalOf(visitors.page(CODE, undefined, USER))).toEqual(badAnswer);
+      expect(await refusalOf(visitors.page(CODE, {}, USER))).toEqual(badAnswer);
     });
   });
 

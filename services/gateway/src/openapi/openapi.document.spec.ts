@@ -10,6 +10,8 @@ import {
   MESSAGES,
   publicApi,
   shortLinkApi,
+  STATS_FILTER_MAX,
+  STATS_FILTER_MESSAGES,
   TARGET_URL_MESSAGES,
   type PublicRoute,
 } from '@shortener/contracts';
@@ -394,6 +396,51 @@ describe('the OpenAPI description', () => {
     expect(links.responses['200']).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Links' } } },
     });
+  });
+
+  it("describes the filters of a link's stats, visitor log and CSV, and their refusals", () => {
+    const filters: unknown[] = [
+      expect.objectContaining({
+        name: 'country',
+        required: false,
+        schema: expect.objectContaining({ pattern: '^[A-Z]{2}$' }) as unknown,
+      }),
+      expect.objectContaining({
+        name: 'device',
+        required: false,
+        schema: expect.objectContaining({
+          enum: ['desktop', 'mobile', 'tablet', 'bot', 'other'],
+        }) as unknown,
+      }),
+      ...['browser', 'os', 'referrer'].map((name): unknown =>
+        expect.objectContaining({
+          name,
+          required: false,
+          schema: expect.objectContaining({ minLength: 1, maxLength: STATS_FILTER_MAX }) as unknown,
+        }),
+      ),
+    ];
+    const queryOf = (route: string) =>
+      document.paths[route]!['get']!.parameters.filter((parameter) => parameter.in === 'query');
+    expect(queryOf('/api/stats/{urlID}')).toEqual([
+      expect.objectContaining({ name: 'range' }),
+      ...filters,
+    ]);
+    expect(queryOf('/api/visitors/{urlID}')).toEqual([
+      expect.objectContaining({ name: 'cursor' }),
+      ...filters,
+    ]);
+    expect(queryOf('/api/stats/{urlID}/visits.csv')).toEqual(filters);
+    for (const route of [
+      '/api/stats/{urlID}',
+      '/api/visitors/{urlID}',
+      '/api/stats/{urlID}/visits.csv',
+    ]) {
+      const refused = document.paths[route]!['get']!.responses['400'] as { description: string };
+      for (const message of Object.values(STATS_FILTER_MESSAGES)) {
+        expect(refused.description).toContain(message);
+      }
+    }
   });
 
   it('writes every description as sentences: no full stop doubled where two are joined', () => {

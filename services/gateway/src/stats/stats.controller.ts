@@ -27,7 +27,7 @@ export class StatsController {
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
   ): Promise<LinkStats> {
-    return this.stats.stats(params.urlID, query.range, { user, requestId });
+    return this.stats.stats(params.urlID, query, { user, requestId });
   }
 
   /**
@@ -53,12 +53,12 @@ export class StatsController {
 
   @ApiRoute(publicApi.getVisitsCsv)
   async csv(
-    @Input() { params: { urlID } }: RouteInput<typeof publicApi.getVisitsCsv>,
+    @Input() { params: { urlID }, query }: RouteInput<typeof publicApi.getVisitsCsv>,
     @CurrentUser() user: SessionUser,
     @RequestId() requestId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    const body = await this.stats.csv(urlID, { user, requestId });
+    const body = await this.stats.csv(urlID, query, { user, requestId });
     res.status(200);
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     res.setHeader('content-disposition', `attachment; filename="${urlID}-visits.csv"`);

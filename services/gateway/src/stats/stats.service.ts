@@ -5,7 +5,8 @@ import {
   type InternalError,
   type LinkStats,
   type SessionUser,
-  type StatsRange,
+  type StatsFilters,
+  type StatsQuery,
 } from '@shortener/contracts';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { InternalClient } from '@shortener/chassis';
@@ -32,11 +33,12 @@ export class StatsService {
     return { createdAt: Date.parse(link.createdAt) };
   }
 
-  async stats(urlID: string, range: StatsRange, caller: Caller): Promise<LinkStats> {
+  /** The stats of the visits the filters match (all of them without a filter). */
+  async stats(urlID: string, query: StatsQuery, caller: Caller): Promise<LinkStats> {
     const { createdAt } = await this.ownLink(urlID, caller);
     const response = await callBackend(this.analytics, internalApi.linkStats, {
       params: { code: urlID },
-      query: { range, ...(Number.isFinite(createdAt) ? { createdAt } : {}) },
+      query: { ...query, ...(Number.isFinite(createdAt) ? { createdAt } : {}) },
       identity: { userId: caller.user.id },
       requestId: caller.requestId,
     });
@@ -44,11 +46,12 @@ export class StatsService {
     return response.body;
   }
 
-  /** Every visit as CSV, as analytics streams it: passed on without being held. */
-  async csv(urlID: string, caller: Caller): Promise<Readable> {
+  /** Every visit the filters match as CSV, as analytics streams it: passed on, never held. */
+  async csv(urlID: string, filters: StatsFilters, caller: Caller): Promise<Readable> {
     await this.ownLink(urlID, caller);
     const answer = await streamBackend(this.analytics, internalApi.visitsCsv, {
       params: { code: urlID },
+      query: filters,
       identity: { userId: caller.user.id },
       requestId: caller.requestId,
     });

@@ -24,7 +24,7 @@ export class VisitorsController {
     @RequestId() requestId: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<VisitorsResponse> {
-    const page = await this.visitors.page(params.urlID, query.cursor, user, requestId);
+    const page = await this.visitors.page(params.urlID, query, user, requestId);
     if (page.nextCursor) res.setHeader(NEXT_CURSOR_HEADER, page.nextCursor);
     return page.visits;
   }

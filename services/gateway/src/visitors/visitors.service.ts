@@ -5,6 +5,7 @@ import {
   VISITS_PAGE_DEFAULT,
   visitorsResponseSchema,
   type SessionUser,
+  type VisitorsQuery,
   type VisitorsResponse,
 } from '@shortener/contracts';
 import type { InternalClient } from '@shortener/chassis';
@@ -25,9 +26,10 @@ export class VisitorsService {
     @Inject(ANALYTICS_CLIENT) private readonly analytics: InternalClient,
   ) {}
 
+  /** A page of the visits the filters match (all of them without a filter). */
   async page(
     urlID: string,
-    cursor: string | undefined,
+    query: VisitorsQuery,
     user: SessionUser,
     requestId?: string,
   ): Promise<VisitorsPage> {
@@ -37,14 +39,14 @@ export class VisitorsService {
 
     const response = await callBackend(this.analytics, internalApi.visitsPage, {
       params: { code: urlID },
-      query: { limit: VISITS_PAGE_DEFAULT, cursor },
+      query: { limit: VISITS_PAGE_DEFAULT, ...query },
       identity,
       requestId,
     });
     if (response.status === 400) throw refusal(response);
     const page = response.body;
     // The spec's catalogue: a first page without visits is a 404 the page reads as 'No visitors'.
-    if (page.visits.length === 0 && cursor === undefined) {
+    if (page.visits.length === 0 && query.cursor === undefined) {
       throw new NotFoundException(MESSAGES.noVisitors);
     }
     return { visits: visitorsResponseSchema.parse(page.visits), nextCursor: page.nextCursor };
