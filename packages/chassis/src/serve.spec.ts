@@ -1,4 +1,5 @@
-import { createServer } from 'node:http';
+import { Agent, createServer, get, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,6 +69,52 @@ describe('serve', () => {
       expect(abandon).toHaveBeenCalledTimes(1);
     } finally {
       taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shuts down while a proxy keeps the connection of a stream it ended, on the Unix socket', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'serve-'));
+    const socketPath = path.join(dir, 'test.sock');
+    const streams: ServerResponse[] = [];
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: open\n\n');
+      streams.push(res);
+    });
+    // As the Nest services do: the socket's connections are handed to the HTTP server.
+    const socket = createNetServer((connection) => server.emit('connection', connection));
+    // nginx's upstream keep-alive: the connection stays open, idle, once the stream has ended.
+    const proxy = new Agent({ keepAlive: true });
+    try {
+      const running = await serve({
+        name: 'test',
+        server,
+        unixSocket: { server: socket, path: socketPath },
+        config,
+        logger,
+        hosted: true,
+        ops: fakeOps([]),
+        // A live stream ends when its service stops, after the listeners have closed.
+        stopping: () => streams.forEach((stream) => stream.end('event: end\ndata: {}\n\n')),
+        steps: [],
+      });
+      let ended: Promise<void> = Promise.resolve();
+      await new Promise<void>((opened, reject) => {
+        get({ socketPath, path: '/', agent: proxy }, (res) => {
+          ended = new Promise((resolve) => res.on('end', resolve));
+          res.once('data', () => opened());
+          res.resume();
+        }).on('error', reject);
+      });
+
+      // Would wait until the proxy drops its idle connection (nginx: its keepalive_timeout).
+      await running.shutdown('test');
+      await ended;
+      expect(socket.listening).toBe(false);
+      expect(Object.values(proxy.freeSockets).flat()).toHaveLength(1);
+    } finally {
+      proxy.destroy();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { Server as HttpServer, type Server } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import { keepIdleConnections, type KeepAliveConfig } from './keep-alive';
@@ -60,7 +60,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   );
   await ops.listen();
 
-  const listening: Array<Server | NetServer> = [server, ...(unixSocket ? [unixSocket.server] : [])];
+  // A socket server that hands its connections to `server` (the Nest services') is closed but
+  // not waited for: a proxy's idle keep-alive connection on it, after a stream ended, would hold
+  // the shutdown until the proxy drops it. An HTTP server of its own closes its idle ones.
+  const awaited = unixSocket?.server instanceof HttpServer ? [unixSocket.server] : [];
   const shutdown = onShutdown({
     logger,
     handleSignals: !hosted,
@@ -69,7 +72,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       {
         name: 'stop taking requests',
         run: async () => {
-          const closed = listening.map(
+          if (unixSocket && awaited.length === 0) unixSocket.server.close();
+          const closed = [server, ...awaited].map(
             (each) => new Promise<void>((resolve) => each.close(() => resolve())),
           );
           options.stopping();
