@@ -47,21 +47,35 @@ describe('live visit notices', () => {
 
     it('are published for the links a stream subscribed to, and not for the others', async () => {
       const { prefix, watched, unwatched } = links();
+      const probe = storedVisitsChannel(`${prefix}p`);
       const received: StoredVisits[] = [];
       const published: string[] = [];
-      subscriber.on('message', (_channel: string, message: string) =>
-        received.push(JSON.parse(message) as StoredVisits),
-      );
-      observer.on('pmessage', (_pattern: string, channel: string) => published.push(channel));
-      await subscriber.subscribe(storedVisitsChannel(watched));
+      let probed = false;
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel === probe) probed = true;
+        else received.push(JSON.parse(message) as StoredVisits);
+      });
+      observer.on('pmessage', (_pattern: string, channel: string) => {
+        if (channel !== probe) published.push(channel);
+      });
+      await subscriber.subscribe(storedVisitsChannel(watched), probe);
       await observer.psubscribe(storedVisitsChannel(`${prefix}*`));
+      // The notifier's client takes no command before it is connected (no offline queue): a
+      // probe notice, sent until one arrives, says it is.
+      await waitFor(
+        () => {
+          if (!probed) notifier.value.stored([row(`${prefix}p`, 0)]);
+          return probed;
+        },
+        { timeoutMs: 15_000, what: 'the notifier connected' },
+      );
 
       notifier.value.stored([row(watched, 1), row(unwatched, 2), row(watched, 3)]);
       notifier.value.stored([row(unwatched, 4)]);
       notifier.value.stored([row(watched, 5)]);
       // The observer is a connection of its own: its copies may come after the subscriber's.
       await waitFor(() => received.length === 2 && published.length >= 2, {
-        timeoutMs: 15_000,
+        timeoutMs: 5000,
         what: 'two notices, received and observed',
       });
 
