@@ -17,6 +17,34 @@ export interface CachedLink {
    * again (LEASE_MS after it was written). Undefined for the in-process cache.
    */
   leaseUntil?: number;
+  /**
+   * The link's code (its urlID: visits are counted under it) when the entry is kept under
+   * another key: a branded domain's link, kept under `{host}/{slug}` (see brandedKey).
+   */
+  urlId?: string;
+  /** Decided in the redirect from the entry alone; absent for a plain link. */
+  rules?: LinkRules;
+}
+
+/**
+ * A link's rules as the redirect reads them. Destinations obey the same rules as `url`;
+ * `geo` maps ISO 3166-1 alpha-2 countries (upper case) to destinations; `passwordHash` is
+ * the only form in which a link's password is ever kept.
+ */
+export interface LinkRules {
+  ios?: string;
+  android?: string;
+  geo?: Readonly<Record<string, string>>;
+  passwordHash?: string;
+  maxVisits?: number;
+}
+
+/**
+ * The cache key of a link on a branded domain: its lower-cased host (punycode, no port) and
+ * its slug. Codes never hold a slash, so it cannot be taken for a main-origin code.
+ */
+export function brandedKey(host: string, slug: string): string {
+  return `${host}/${slug}`;
 }
 
 /**
