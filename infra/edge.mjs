@@ -280,9 +280,7 @@ async function main() {
       host: values.host,
       redirect: values.redirect,
       gateway: values.gateway,
-      ...(values['own-hosts'] === undefined
-        ? {}
-        : { ownHosts: values['own-hosts'].split(',') }),
+      ...(values['own-hosts'] === undefined ? {} : { ownHosts: values['own-hosts'].split(',') }),
     });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

@@ -51,7 +51,9 @@ interface Listener {
   port: number;
   hostname: string;
   tls: { mode: string; certificateRefs: { kind: string; name: string }[] };
-  allowedRoutes: { namespaces: { from: string; selector: { matchLabels: Record<string, string> } } };
+  allowedRoutes: {
+    namespaces: { from: string; selector: { matchLabels: Record<string, string> } };
+  };
 }
 
 const named = <T extends Manifest>(objects: readonly Manifest[], kind: string, name: string) =>
@@ -77,7 +79,12 @@ describe.each(overlays())('the %s overlay: branded domains', (overlay) => {
       { group: 'gateway.networking.k8s.io', kind: 'Gateway', ...GATEWAY },
     ]);
     expect(edgeRoutes([branded])).toEqual([
-      { host: '*', path: 'prefix /', service: 'redirect', port: { number: servicePort('redirect') } },
+      {
+        host: '*',
+        path: 'prefix /',
+        service: 'redirect',
+        port: { number: servicePort('redirect') },
+      },
     ]);
     const main = named<HTTPRoute>(objects, 'HTTPRoute', 'shortener')!;
     const mainShortLink = (main.spec.rules ?? []).find(
@@ -128,12 +135,12 @@ describe('k8s/branded-domain: one domain’s certificate and listener on the Gat
   });
 
   it('renders an ACME Issuer solving HTTP-01 with an HTTPRoute on the Gateway’s plain-HTTP listener', () => {
-    expect(objects.map((object) => `${object.apiVersion} ${describeObject(object)}`).sort()).toEqual(
-      [
-        `cert-manager.io/v1 Certificate/branded-${EXAMPLE_NAME}`,
-        'cert-manager.io/v1 Issuer/branded-domains',
-      ],
-    );
+    expect(
+      objects.map((object) => `${object.apiVersion} ${describeObject(object)}`).sort(),
+    ).toEqual([
+      `cert-manager.io/v1 Certificate/branded-${EXAMPLE_NAME}`,
+      'cert-manager.io/v1 Issuer/branded-domains',
+    ]);
     // In the Gateway's namespace: its listeners read Secrets there, and its plain-HTTP
     // listener takes routes from there (docs/operations/gateway.md), the solver's included.
     expect(new Set(objects.map((object) => object.metadata.namespace))).toEqual(
@@ -195,7 +202,9 @@ describe('k8s/branded-domain: one domain’s certificate and listener on the Gat
     // Gateway API's SectionName and Hostname forms.
     expect(listener.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     expect(listener.name.length).toBeLessThanOrEqual(253);
-    expect(listener.hostname).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+    expect(listener.hostname).toMatch(
+      /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    );
     const production = render('production');
     expect(new Set(production.map((object) => object.metadata.namespace))).toContain('shortener');
   });
@@ -214,7 +223,9 @@ describe('k8s/branded-domain/ingress-nginx: one domain’s certificate with ingr
       'NetworkPolicy/allow-acme-http01-solver',
     ]);
     const issuer = named<CertManagerObject>(objects, 'Issuer', 'branded-domains')!;
-    expect(issuer.spec.acme?.solvers).toEqual([{ http01: { ingress: { ingressClassName: 'nginx' } } }]);
+    expect(issuer.spec.acme?.solvers).toEqual([
+      { http01: { ingress: { ingressClassName: 'nginx' } } },
+    ]);
     const ingress = named<Manifest & IIngress>(objects, 'Ingress', `branded-${EXAMPLE_NAME}`)!;
     expect(schemaProblems(ingress)).toEqual([]);
     expect(ingress.metadata?.annotations?.['cert-manager.io/issuer']).toBe('branded-domains');

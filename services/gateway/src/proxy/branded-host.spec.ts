@@ -70,7 +70,13 @@ describe('the fast path for a branded host', () => {
   ): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: gatewayPort, path: target, method, headers: { host, ...headers } },
+        {
+          host: '127.0.0.1',
+          port: gatewayPort,
+          path: target,
+          method,
+          headers: { host, ...headers },
+        },
         (res) => {
           let body = '';
           res.on('data', (chunk: Buffer) => (body += chunk.toString()));
