@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // The public edge of the distributed stack on one machine: nginx, routed as the Kubernetes
 // Ingress is (infra/edge/shortener.conf.template, shared with docker-compose.yml): /r/ to the
-// redirect service, the rest to the gateway.
+// redirect service, the rest to the gateway; any host not the product's own (a branded
+// domain) wholly to the redirect service.
 //
 //   node infra/edge.mjs --port 8080 --redirect 127.0.0.1:7004 --gateway 127.0.0.1:7005 [--host 0.0.0.0]
 //     runs it in the foreground until Ctrl-C (or SIGTERM); --redirect unix:/path/redirect.sock
-//     reaches the redirect service on its Unix socket (its UNIX_SOCKET), as `npm run stack` does
+//     reaches the redirect service on its Unix socket (its UNIX_SOCKET), as `npm run stack` does;
+//     [--own-hosts a.example,b.example] the product's own host names, by default those of
+//     PUBLIC_ORIGIN and SHORT_LINK_HOSTS in the environment and this machine's name
 //
 // `npm run stack` and the benchmarks start it through startEdge(). nginx comes from the
 // system (Debian: apt-get install nginx); findNginx() says whether there is one. Its error
@@ -14,7 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,7 +29,49 @@ const EDGE_TEMPLATE = path.join(INFRA_DIR, 'edge', 'shortener.conf.template');
 const EDGE_LOG_FILTER = path.join(INFRA_DIR, 'edge', 'redact-queries.awk');
 
 /** The names the template takes (the environment's, in the nginx image). */
-const TEMPLATE_NAMES = ['EDGE_PORT', 'REDIRECT_UPSTREAM', 'GATEWAY_UPSTREAM'];
+const TEMPLATE_NAMES = ['EDGE_PORT', 'REDIRECT_UPSTREAM', 'GATEWAY_UPSTREAM', 'EDGE_HOSTS'];
+/** The names that may be given empty. */
+const MAY_BE_EMPTY = new Set(['EDGE_HOSTS']);
+
+/** A host name nginx's server_name takes as it is written, and a branded domain could be. */
+const DOTTED_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/;
+
+/**
+ * The product's own host names the edge must tell from branded domains: those of `entries`
+ * (host[:port] or URLs), lower case, without port. Loopback names, IP addresses and one-label
+ * names the template already counts as its own (no domain can be one), so they are left out.
+ */
+export function ownHostNames(entries) {
+  const names = [];
+  for (const entry of entries) {
+    const text = String(entry).trim();
+    if (text === '') continue;
+    let name;
+    try {
+      name = new URL(text.includes('://') ? text : `http://${text}`).hostname.replace(/\.$/, '');
+    } catch {
+      throw new InfraError(`edge: ${text} is not a host name`);
+    }
+    if (name === 'localhost' || name.endsWith('.localhost') || /^[0-9.]+$/.test(name)) continue;
+    if (name.startsWith('[') || !name.includes('.')) continue;
+    if (!DOTTED_NAME.test(name)) throw new InfraError(`edge: ${text} is not a host name`);
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/**
+ * The own hosts the environment names, PUBLIC_ORIGIN's and SHORT_LINK_HOSTS', and this
+ * machine's name where nginx can take it.
+ */
+export function ownHostsOf(env = process.env) {
+  const machine = hostname().toLowerCase();
+  return [
+    env.PUBLIC_ORIGIN ?? '',
+    ...(env.SHORT_LINK_HOSTS ?? '').split(','),
+    ...(DOTTED_NAME.test(machine) ? [machine] : []),
+  ];
+}
 
 /**
  * The nginx to run: NGINX_PATH if set, else `nginx` on the PATH, else Debian's
@@ -45,7 +90,9 @@ export function findNginx(env = process.env) {
  * without braces, are left alone (as the nginx image's entrypoint does).
  */
 function renderEdgeConfig(values, template = readFileSync(EDGE_TEMPLATE, 'utf8')) {
-  const missing = TEMPLATE_NAMES.filter((name) => !values[name]);
+  const missing = TEMPLATE_NAMES.filter(
+    (name) => !values[name] && !(MAY_BE_EMPTY.has(name) && values[name] === ''),
+  );
   if (missing.length > 0) throw new InfraError(`edge: no value for ${missing.join(', ')}`);
   return template.replace(/\$\{([A-Z_]+)\}/g, (whole, name) =>
     TEMPLATE_NAMES.includes(name) ? values[name] : whole,
@@ -121,14 +168,17 @@ async function listening(host, port, pidFile, { timeoutMs, exited }) {
 
 /**
  * Starts nginx as the edge on `host`:`port`, in front of the redirect service and the
- * gateway (each `host:port`). Its configuration, pid file and temporary files live in a
- * folder of its own, removed when it exits. Errors go to `stdio`'s stderr.
+ * gateway (each `host:port`); `ownHosts` are the product's hosts (host[:port] or URLs), any
+ * other Host going to the redirect service as a branded domain's. Its configuration, pid file
+ * and temporary files live in a folder of its own, removed when it exits. Errors go to
+ * `stdio`'s stderr.
  */
 export async function startEdge({
   port,
   host = '127.0.0.1',
   redirect,
   gateway,
+  ownHosts = ownHostsOf(),
   nginx = findNginx(),
   stdio = ['ignore', 'inherit', 'inherit'],
   timeoutMs = 10_000,
@@ -145,6 +195,7 @@ export async function startEdge({
       EDGE_PORT: `${host.includes(':') ? `[${host}]` : host}:${port}`,
       REDIRECT_UPSTREAM: redirect,
       GATEWAY_UPSTREAM: gateway,
+      EDGE_HOSTS: ownHostNames(ownHosts).join(' '),
     }),
   );
   writeFileSync(path.join(dir, 'nginx.conf'), mainConfig(dir));
@@ -213,11 +264,12 @@ async function main() {
       host: { type: 'string', default: '127.0.0.1' },
       redirect: { type: 'string' },
       gateway: { type: 'string' },
+      'own-hosts': { type: 'string' },
     },
   });
   if (!values.redirect || !values.gateway) {
     console.error(
-      'usage: node infra/edge.mjs --port 8080 --redirect HOST:PORT|unix:PATH --gateway HOST:PORT',
+      'usage: node infra/edge.mjs --port 8080 --redirect HOST:PORT|unix:PATH --gateway HOST:PORT [--own-hosts NAME,...]',
     );
     process.exit(2);
   }
@@ -228,6 +280,7 @@ async function main() {
       host: values.host,
       redirect: values.redirect,
       gateway: values.gateway,
+      ...(values['own-hosts'] === undefined ? {} : { ownHosts: values['own-hosts'].split(',') }),
     });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

@@ -40,7 +40,7 @@ function expectJsonError(answer: RawAnswer | undefined, status: number, message:
 
 /** The head of a GET of `page`, with `lines` (each `Name: value`) after its Host. */
 function get(page: string, ...lines: string[]): string {
-  return [`GET ${page} HTTP/1.1`, 'Host: edge.test', ...lines, '', ''].join('\r\n');
+  return [`GET ${page} HTTP/1.1`, 'Host: localhost', ...lines, '', ''].join('\r\n');
 }
 
 /** One request on a new connection: its answer. */
@@ -152,10 +152,10 @@ describe('requests against other visitors, at the edge', () => {
 
     it('closes a connection whose head or body stops coming, within its timeout (item 8)', async () => {
       const slowHead = await RawConnection.open(edge.url);
-      slowHead.write('GET /api/user HTTP/1.1\r\nHost: edge.test\r\n');
+      slowHead.write('GET /api/user HTTP/1.1\r\nHost: localhost\r\n');
       const slowBody = await RawConnection.open(edge.url);
       slowBody.write(
-        'POST /api/shorten HTTP/1.1\r\nHost: edge.test\r\nContent-Length: 10000\r\n\r\nx',
+        'POST /api/shorten HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000\r\n\r\nx',
       );
       // A header line every 2 s keeps no connection open past the head's limit.
       void slowHead.drip(
@@ -210,7 +210,7 @@ describe('requests against other visitors, at the edge', () => {
         [
           await once(
             edge.url,
-            'POST /api/shorten HTTP/1.1\r\nHost: edge.test\r\nContent-Length: 2000000\r\n\r\n',
+            'POST /api/shorten HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2000000\r\n\r\n',
           ),
           413,
           'Request body too large',
@@ -387,7 +387,7 @@ describe('requests against other visitors, at the edge', () => {
         [stack.get('gateway').url, stack.get('redirect').url].map(headOnly),
       );
       for (const connection of slowHeads) {
-        connection.write('GET /healthz HTTP/1.1\r\nHost: edge.test\r\n');
+        connection.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
         void connection.drip(
           Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`),
           300,
@@ -398,7 +398,7 @@ describe('requests against other visitors, at the edge', () => {
       const slowBodies = await Promise.all([stack.get('gateway').url, stack.url].map(headOnly));
       for (const connection of slowBodies) {
         connection.write(
-          'POST /api/shorten/?url=https%3A%2F%2Fexample.com%2F HTTP/1.1\r\nHost: edge.test\r\n' +
+          'POST /api/shorten/?url=https%3A%2F%2Fexample.com%2F HTTP/1.1\r\nHost: localhost\r\n' +
             `${REQUESTED_WITH_HEADER}: XMLHttpRequest\r\nContent-Type: application/json\r\n` +
             'Content-Length: 10000\r\n\r\n',
         );

@@ -213,6 +213,8 @@ describe('docker-compose.yml', () => {
       EDGE_PORT: '8080',
       REDIRECT_UPSTREAM: `${redirectKey}:${serviceSpec('redirect').port}`,
       GATEWAY_UPSTREAM: `${gatewayKey}:${serviceSpec('gateway').port}`,
+      // The product's own hosts, the operator's to name (empty: localhost and addresses only).
+      EDGE_HOSTS: '',
     });
     // Every name the template takes is given, so the image's entrypoint fills in each one.
     const names = [

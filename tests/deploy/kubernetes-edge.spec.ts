@@ -57,11 +57,17 @@ describe.each(overlays())(
     const rendered = renderedOverlay(overlay);
     const { find, serviceEnvironment } = rendered;
 
-    /** The overlay's one HTTPRoute. */
+    /**
+     * The overlay's HTTPRoute for its host (the other, shortener-branded, takes every other
+     * host: kubernetes-branded-domains.spec.ts).
+     */
     const httpRoute = (): HTTPRoute => {
       const routes = ofKind<Pick<HTTPRoute, 'spec'>>(rendered.objects, 'HTTPRoute');
-      expect(routes.map(describeObject)).toEqual(['HTTPRoute/shortener']);
-      return routes[0]!;
+      expect(routes.map(describeObject).sort()).toEqual([
+        'HTTPRoute/shortener',
+        'HTTPRoute/shortener-branded',
+      ]);
+      return routes.find((route) => route.metadata.name === 'shortener')!;
     };
 
     /** A Service's port of this name, by number. */
@@ -77,7 +83,7 @@ describe.each(overlays())(
       routedTo(rendered.objects, problems);
       expect(problems).toEqual([]);
       const routes = Object.fromEntries(
-        edgeRoutes(rendered.objects).map((route) => [
+        edgeRoutes([httpRoute()]).map((route) => [
           route.path,
           `${route.service}:${route.port.number}`,
         ]),
@@ -182,12 +188,16 @@ describe.each(overlays())(
       objects = renderWithComponentInside(overlay, INGRESS_COMPONENT);
       gatewayApi = render(overlay);
     });
-    const ingress = () => ofKind<IIngress>(objects, 'Ingress')[0]!;
+    const ingress = () =>
+      ofKind<IIngress>(objects, 'Ingress').find(({ metadata }) => metadata.name === 'shortener')!;
 
     it('renders valid objects, the Ingress for ingress-nginx and no HTTPRoute', () => {
       expect(objects.flatMap(schemaProblems)).toEqual([]);
       expect(ofKind(objects, 'HTTPRoute')).toEqual([]);
-      expect(ofKind(objects, 'Ingress').map(describeObject)).toEqual(['Ingress/shortener']);
+      expect(ofKind(objects, 'Ingress').map(describeObject).sort()).toEqual([
+        'Ingress/shortener',
+        'Ingress/shortener-branded',
+      ]);
       expect(ingress().spec?.ingressClassName).toBe('nginx');
       // Nothing else changes but the policy letting the edge in.
       const others = (list: Manifest[]) =>
@@ -198,11 +208,11 @@ describe.each(overlays())(
       expect(others(objects)).toEqual(others(gatewayApi));
     });
 
-    it('routes as the HTTPRoute does, for the same host', () => {
+    it('routes as the HTTPRoutes do, for the same hosts', () => {
       const byPath = (list: Manifest[]) => {
         const problems: string[] = [];
         const routes = edgeRoutes(list).map(
-          (route) => [route.path, routeTarget(list, route, problems)] as const,
+          (route) => [`${route.host} ${route.path}`, routeTarget(list, route, problems)] as const,
         );
         expect(problems).toEqual([]);
         return Object.fromEntries(routes);

@@ -19,13 +19,15 @@ export interface EdgeProcess {
 /**
  * The nginx edge `npm run stack` puts in front of the services (infra/edge.mjs, run as an
  * operator runs it), on loopback in front of `redirect` and `gateway` (each host:port; the
- * redirect service's may be unix:/path, its UNIX_SOCKET).
+ * redirect service's may be unix:/path, its UNIX_SOCKET); `ownHosts` its --own-hosts (the
+ * product's host names; any other is a branded domain's).
  * Fails, with what it printed, when it does not listen (no nginx, say).
  */
 export async function startEdge(
   redirect: string,
   gateway: string,
   port?: number,
+  ownHosts?: readonly string[],
 ): Promise<EdgeProcess> {
   const listenOn = port ?? (await freePort());
   const child = spawn(
@@ -38,6 +40,7 @@ export async function startEdge(
       redirect,
       '--gateway',
       gateway,
+      ...(ownHosts === undefined ? [] : ['--own-hosts', ownHosts.join(',')]),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -27,6 +27,12 @@ export const gatewayConfigShape = {
   UNIX_SOCKET: env.socketPath(),
   /** The origin browsers use: same-origin Referers, Secure cookies, the API description. */
   PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),
+  /**
+   * Other hosts that serve our short links (comma-separated host[:port]), as the links
+   * service reads it: with PUBLIC_ORIGIN's, the hosts the gateway answers as its own. Any
+   * other host name is a branded domain's, whose requests go to the redirect service.
+   */
+  SHORT_LINK_HOSTS: env.list(''),
   /** The built frontend (vite build), served on the same origin. */
   FRONTEND_DIR: env.string(path.resolve(__dirname, '../../../frontend/dist')),
   /**

@@ -13,6 +13,7 @@ import { loadGatewayConfig } from './config';
 import { acceptedFromEdge, clientAddresses } from './edge/client-address';
 import { stripInternalHeaders } from './edge/internal-headers';
 import { securityHeaders, securityHeaderValues } from './edge/security-headers';
+import { brandedHostTest, ownHostNames } from './proxy/branded-host';
 import { inFront, redirectFastPath } from './proxy/redirect-fast-path';
 
 /** The gateway: the public origin, in front of the services and the web app. */
@@ -45,13 +46,17 @@ export const service = nestService({
     // slowly are closed, and what Node refuses unread is answered as every error is.
     limitRequestTimes(server, config);
     answerClientErrors(server, answerHeaders);
-    // /r/ goes to the redirect service before Express and Nest, as the Ingress does.
+    // /r/ goes to the redirect service before Express and Nest, as the Ingress does, and so
+    // does every request for a host not ours (a branded domain), as the edge's default route.
     const fastPath = redirectFastPath({
       target: config.REDIRECT_URL,
       socketPath: config.REDIRECT_SOCKET,
       trustedProxies: config.TRUSTED_PROXIES,
       logger,
       answerHeaders,
+      isBranded: brandedHostTest(
+        ownHostNames([new URL(config.PUBLIC_ORIGIN).host, ...config.SHORT_LINK_HOSTS]),
+      ),
     });
     inFront(server, fastPath);
     // Closed once the last client connection is (the shutdown drains them first).

@@ -70,6 +70,8 @@ export type HTTPRoute = Manifest & {
 
 /** Where the edge sends one path: its match, and the Service and port it names. */
 export interface EdgeRoute {
+  /** The host it is for: `*` for any host no other route names (a branded domain's). */
+  host: string;
   path: string;
   service: string;
   port: { name?: string; number?: number };
@@ -85,10 +87,14 @@ export function edgeRoutes(objects: readonly Manifest[]): EdgeRoute[] {
   const pathOf = (type: string, value: string) =>
     `${type === 'PathPrefix' || type === 'Prefix' ? 'prefix' : type} ${value}`;
   for (const route of ofKind<HTTPRoute>(objects, 'HTTPRoute')) {
+    const hosts = route.spec.hostnames?.length ? route.spec.hostnames : ['*'];
     for (const rule of route.spec.rules ?? []) {
       for (const match of rule.matches ?? []) {
-        for (const backend of rule.backendRefs ?? []) {
+        for (const [host, backend] of hosts.flatMap((name) =>
+          (rule.backendRefs ?? []).map((ref) => [name, ref] as const),
+        )) {
           routes.push({
+            host,
             path: pathOf(match.path?.type ?? '', match.path?.value ?? ''),
             service: backend.name,
             port: { number: backend.port },
@@ -102,6 +108,7 @@ export function edgeRoutes(objects: readonly Manifest[]): EdgeRoute[] {
       for (const route of rule.http?.paths ?? []) {
         const backend = route.backend.service!;
         routes.push({
+          host: rule.host ?? '*',
           path: pathOf(route.pathType, route.path ?? ''),
           service: backend.name,
           port: { name: backend.port?.name, number: backend.port?.number },
@@ -122,7 +129,7 @@ export function routeTarget(
   route: EdgeRoute,
   problems: string[],
 ): string | undefined {
-  const where = `${route.path} -> ${route.service}`;
+  const where = `${route.host} ${route.path} -> ${route.service}`;
   const service = ofKind<IService>(objects, 'Service').find(
     (candidate) => candidate.metadata.name === route.service,
   );

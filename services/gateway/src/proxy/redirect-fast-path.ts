@@ -32,6 +32,21 @@ const BODY_REFUSED = JSON.stringify({ message: MESSAGES.noBodyOnShortLink });
 const PREFIX = SHORT_LINK_PREFIX.toLowerCase();
 
 /**
+ * A request target as a path (`/…`, query included): the origin form as it is, the absolute
+ * form `scheme://host/…` read for its path as Express's router reads it; undefined for any
+ * other (`*`, an authority).
+ */
+export function originForm(target: string): string | undefined {
+  if (target.charCodeAt(0) === 0x2f /* / */) return target;
+  const scheme = target.indexOf('://');
+  if (scheme <= 0) return undefined;
+  // The authority ends at the first of / ? #: the path starts only at a slash.
+  const end = target.slice(scheme + 3).search(/[/?#]/);
+  if (end === -1 || target[scheme + 3 + end] !== '/') return undefined;
+  return target.slice(scheme + 3 + end);
+}
+
+/**
  * The redirect service's path for a request target Express's router would send to /r/, or
  * undefined: `/r/…` in any case (the router ignores case) and the absolute form
  * `scheme://host/r/…` (read for its path, as the router reads it), written `/r/…`. Every such
@@ -39,15 +54,8 @@ const PREFIX = SHORT_LINK_PREFIX.toLowerCase();
  * carries what the fast path leaves out (cookies, credentials).
  */
 export function redirectPath(target: string): string | undefined {
-  let path = target;
-  if (target.charCodeAt(0) !== 0x2f /* / */) {
-    const scheme = target.indexOf('://');
-    if (scheme <= 0) return undefined;
-    // The authority ends at the first of / ? #: the path starts only at a slash.
-    const end = target.slice(scheme + 3).search(/[/?#]/);
-    if (end === -1 || target[scheme + 3 + end] !== '/') return undefined;
-    path = target.slice(scheme + 3 + end);
-  }
+  const path = originForm(target);
+  if (path === undefined) return undefined;
   if (path.startsWith(SHORT_LINK_PREFIX)) return path;
   if (path.slice(0, PREFIX.length).toLowerCase() !== PREFIX) return undefined;
   return SHORT_LINK_PREFIX + path.slice(PREFIX.length);
@@ -79,6 +87,12 @@ export function redirectFastPath(options: {
   answerHeaders?: Readonly<Record<string, string>>;
   /** How long the redirect service may take to answer (and between body chunks). */
   timeoutMs?: number;
+  /**
+   * Whether a request's Host is a branded domain's (brandedHostTest): its every request goes
+   * to the redirect service as it came, path and Host, as the nginx edge's default server
+   * sends it. None: every host is the product's own.
+   */
+  isBranded?: (host: string | undefined) => boolean;
 }): RedirectFastPath {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const trusted = trustedProxies(options.trustedProxies);
@@ -95,10 +109,18 @@ export function redirectFastPath(options: {
   );
   const defaultNames = new Set([...defaults.map(([name]) => name), REQUEST_ID_HEADER]);
 
+  const isBranded = options.isBranded ?? (() => false);
+
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return false;
-    const url = redirectPath(req.url ?? '');
+    const method = req.method ?? 'GET';
+    const given = req.headers;
+    const branded = isBranded(given.host);
+    let url: string | undefined;
+    if (branded) {
+      url = originForm(req.url ?? '');
+    } else if (method === 'GET' || method === 'HEAD') {
+      url = redirectPath(req.url ?? '');
+    }
     if (url === undefined) return false;
     // Refused as the edge and the redirect service refuse it: a body is not a visit's.
     if (hasBody(req)) {
@@ -110,7 +132,6 @@ export function redirectFastPath(options: {
       res.end(BODY_REFUSED);
       return true;
     }
-    const given = req.headers;
     // One id in both services' logs, as for every request the gateway passes on.
     const requestId = requestIdFrom(given);
     const headers: Record<string, string> = {
@@ -121,6 +142,8 @@ export function redirectFastPath(options: {
       const value = given[name];
       if (value !== undefined) headers[name] = value;
     }
+    // The domain the redirect service looks the link up on.
+    if (branded) headers['host'] = given.host!;
 
     let abort: ((error?: Error) => void) | undefined;
     let gone = false;
@@ -165,7 +188,8 @@ export function redirectFastPath(options: {
         res.end(BAD_GATEWAY);
       },
     };
-    pool.dispatch({ path: url, method, headers }, handler);
+    // A branded host's request keeps its method, whatever it is (the redirect answers it).
+    pool.dispatch({ path: url, method: method as Dispatcher.HttpMethod, headers }, handler);
     // The client went away before the answer was out: so does the upstream request.
     res.on('close', () => {
       if (res.writableFinished) return;

@@ -1,0 +1,185 @@
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import pino from 'pino';
+import { brandedHostTest, hostNameOf, ownHostNames } from './branded-host';
+import { inFront, redirectFastPath, type RedirectFastPath } from './redirect-fast-path';
+
+describe('hostNameOf', () => {
+  it.each([
+    ['Go.Example.TEST:8080', 'go.example.test'],
+    ['go.example.test.', 'go.example.test'],
+    ['[::1]:8080', '[::1]'],
+    ['localhost', 'localhost'],
+    [undefined, ''],
+  ])('reads %s as %s', (header, name) => expect(hostNameOf(header)).toBe(name));
+});
+
+describe('brandedHostTest: the hosts the gateway sends wholly to the redirect service', () => {
+  const isBranded = brandedHostTest(ownHostNames(['short.example.com:8443', 'sho.rt']));
+
+  it.each(['go.example.test', 'GO.Example.Test:8080', 'links.acme.co.uk', 'go.example.test.'])(
+    'takes %s for a branded domain',
+    (host) => expect(isBranded(host)).toBe(true),
+  );
+
+  it.each([
+    // The product's own hosts, with or without a port, in any case.
+    'short.example.com',
+    'SHORT.example.com:8080',
+    'sho.rt',
+    hostname(),
+    // What no domain can be: loopback names, addresses, one label, none at all.
+    'localhost:8080',
+    'app.localhost',
+    '127.0.0.1:8080',
+    '10.1.2.3',
+    '[::1]:8080',
+    '[2001:db8::1]',
+    'gateway',
+    '',
+    undefined,
+  ])('answers %s as its own', (host) => expect(isBranded(host)).toBe(false));
+
+  it('answers alike when asked again about another host (the last answer is kept)', () => {
+    expect(isBranded('go.example.test')).toBe(true);
+    expect(isBranded('short.example.com')).toBe(false);
+    expect(isBranded('go.example.test')).toBe(true);
+  });
+});
+
+describe('the fast path for a branded host', () => {
+  const servers: Server[] = [];
+  const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders }> = [];
+  const fallback: string[] = [];
+  let fastPath: RedirectFastPath;
+  let gatewayPort: number;
+
+  const listen = async (server: Server): Promise<number> => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    return (server.address() as AddressInfo).port;
+  };
+
+  /** A request to the gateway with this Host (fetch cannot set one). */
+  const send = (
+    host: string,
+    target: string,
+    method = 'GET',
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: gatewayPort,
+          path: target,
+          method,
+          headers: { host, ...headers },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  beforeAll(async () => {
+    const upstream = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<p>No such link</p>');
+    });
+    const upstreamPort = await listen(upstream);
+    const front = createServer((req, res) => {
+      fallback.push(`${req.headers.host} ${req.method} ${req.url}`);
+      res.writeHead(200);
+      res.end('app');
+    });
+    fastPath = redirectFastPath({
+      target: `http://127.0.0.1:${upstreamPort}`,
+      trustedProxies: [],
+      logger: pino({ level: 'silent' }),
+      isBranded: brandedHostTest(ownHostNames(['short.example.com'])),
+    });
+    inFront(front, fastPath);
+    gatewayPort = await listen(front);
+  });
+
+  afterAll(async () => {
+    await fastPath.close();
+    for (const server of servers) server.closeAllConnections();
+    for (const server of servers) server.close();
+  });
+
+  beforeEach(() => {
+    seen.length = 0;
+    fallback.length = 0;
+  });
+
+  it('sends every path and method to the redirect service with the Host and visitor headers', async () => {
+    const answers = [
+      await send('Go.Example.TEST:8080', '/spring?utm_source=x', 'GET', {
+        'user-agent': 'Test/1.0',
+        cookie: 'sid=secret',
+      }),
+      await send('go.example.test', '/', 'HEAD'),
+      await send('go.example.test', '/api/links', 'POST'),
+      await send('go.example.test', 'http://go.example.test/a/b'),
+    ];
+    expect(answers.map(({ status }) => status)).toEqual([404, 404, 404, 404]);
+    expect(answers[0]!.body).toBe('<p>No such link</p>');
+    expect(fallback).toEqual([]);
+    expect(seen.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      'GET /spring?utm_source=x',
+      'HEAD /',
+      'POST /api/links',
+      'GET /a/b',
+    ]);
+    const [first] = seen;
+    expect(first!.headers.host).toBe('Go.Example.TEST:8080');
+    expect(first!.headers['user-agent']).toBe('Test/1.0');
+    expect(first!.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(first!.headers.cookie).toBeUndefined();
+  });
+
+  it('refuses a body on a branded host as on /r/, and sends nothing on', async () => {
+    const answer = await send('go.example.test', '/spring', 'POST', { 'content-length': '0' });
+    expect(answer.status).toBe(404);
+    const refused = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: gatewayPort,
+          path: '/spring',
+          method: 'POST',
+          headers: { host: 'go.example.test', 'content-type': 'text/plain' },
+        },
+        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+      );
+      req.on('error', reject);
+      req.end('x=1');
+    });
+    expect(refused).toBe(400);
+    expect(seen.map(({ url }) => url)).toEqual(['/spring']);
+  });
+
+  it('answers its own hosts as before: /r/ to the redirect service, the rest to the app', async () => {
+    await send('short.example.com', '/r/AbC1234');
+    await send('short.example.com', '/spring');
+    await send('localhost:8080', '/api/links', 'POST');
+    await send('127.0.0.1', '/');
+    expect(seen.map(({ url, headers }) => `${url} ${headers.host}`)).toEqual([
+      // The redirect service's own Host, as before: the main origin's code space.
+      `/r/AbC1234 127.0.0.1:${(servers[0]!.address() as AddressInfo).port}`,
+    ]);
+    expect(fallback).toEqual([
+      'short.example.com GET /spring',
+      'localhost:8080 POST /api/links',
+      '127.0.0.1 GET /',
+    ]);
+  });
+});
