@@ -4,3 +4,4 @@ export * from './memory-link-cache';
 export * from './adapters';
 export * from './target-url';
 export * from './link-password';
+export * from './link-counters';
