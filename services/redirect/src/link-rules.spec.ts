@@ -23,7 +23,11 @@ describe('withQuery', () => {
     ['https://d.example/p?', 'z=1', 'https://d.example/p?z=1'],
     ['https://d.example/p?a=1&', 'z=1', 'https://d.example/p?a=1&z=1'],
     ['https://d.example/p?a=1', 'a=2&a=3', 'https://d.example/p?a=1'],
-    ['https://d.example/p', 'q=a+b&r=%C3%BC&s', 'https://d.example/p?q=a+b&r=%C3%BC&s='],
+    ['https://d.example/p', 'q=a+b&r=%C3%BC&s', 'https://d.example/p?q=a+b&r=%C3%BC&s'],
+    ['https://d.example/p', 'r=\u00fc&t="x"', 'https://d.example/p?r=%C3%BC&t=%22x%22'],
+    ['https://d.example/p?a%20b=1', 'a+b=2&c=3', 'https://d.example/p?a%20b=1&c=3'],
+    ['https://d.example/p?a=1', 'b%E0=1&a=2', 'https://d.example/p?a=1&b%EF%BF%BD=1'],
+    ['https://d.example/p', '&&x=1&', 'https://d.example/p?x=1'],
     ['https://d.example/p', '', 'https://d.example/p'],
   ])('%s with ?%s is %s', (location, query, expected) => {
     expect(withQuery(location, query)).toBe(expected);

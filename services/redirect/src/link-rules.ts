@@ -7,6 +7,26 @@ export interface Destination {
   location: string;
   /** The 302's headers (name, value, name, value...): nothing in them depends on the request. */
   headers: readonly string[];
+  /** The location's parts a forwarded query is merged into, read once. */
+  parts: LocationParts;
+}
+
+/** A location before its fragment, its own query's parameters, and its fragment. */
+interface LocationParts {
+  base: string;
+  own: URLSearchParams | undefined;
+  fragment: string;
+}
+
+function locationParts(location: string): LocationParts {
+  const hash = location.indexOf('#');
+  const base = hash === -1 ? location : location.slice(0, hash);
+  const mark = base.indexOf('?');
+  return {
+    base,
+    own: mark === -1 ? undefined : new URLSearchParams(base.slice(mark + 1)),
+    fragment: hash === -1 ? '' : location.slice(hash),
+  };
 }
 
 /** A link's rules as this instance applies them: each destination with its headers built. */
@@ -35,9 +55,9 @@ export function redirectHeaders(location: string): readonly string[] {
 /** A stored URL as a destination; a refusal's reason for one no redirect may send to. */
 export function destination(url: string): Destination | string {
   const target = redirectTarget(url);
-  return target.ok
-    ? { location: target.location, headers: redirectHeaders(target.location) }
-    : target.reason;
+  if (!target.ok) return target.reason;
+  const { location } = target;
+  return { location, headers: redirectHeaders(location), parts: locationParts(location) };
 }
 
 /**
@@ -71,7 +91,7 @@ export function liveRules(rules: LinkRules | undefined): LiveRules | undefined |
 /** What picks a destination by the visitor: built on first use (a plain link needs neither). */
 export interface VisitorLookups {
   userAgents: () => UserAgentParser;
-  countries: () => CountryLookup;
+  countries: () => Pick<CountryLookup, 'country'>;
 }
 
 /** Parsed User-Agents kept (a bounded map, as analytics keeps them). */
@@ -83,11 +103,36 @@ const USER_AGENTS_KEPT = 10_000;
  */
 export function visitorLookups(countryDatabase?: string): VisitorLookups {
   let userAgents: UserAgentParser | undefined;
-  let countries: CountryLookup | undefined;
+  let countries: VisitorCountries | undefined;
   return {
     userAgents: () => (userAgents ??= new UserAgentParser(USER_AGENTS_KEPT)),
-    countries: () => (countries ??= new CountryLookup(countryDatabase)),
+    countries: () => (countries ??= new VisitorCountries(new CountryLookup(countryDatabase))),
   };
+}
+
+/** Addresses whose country is kept (about 100 bytes each). */
+const COUNTRIES_KEPT = 10_000;
+
+/**
+ * The country of an address, kept for the addresses seen last: a lookup in the database
+ * costs some microseconds, and a visitor often follows more than one link.
+ */
+export class VisitorCountries {
+  private readonly kept = new Map<string, string>();
+
+  constructor(private readonly lookup: Pick<CountryLookup, 'country'>) {}
+
+  country(address: string): string {
+    let country = this.kept.get(address);
+    if (country !== undefined) return country;
+    country = this.lookup.country(address);
+    if (this.kept.size >= COUNTRIES_KEPT) {
+      const oldest = this.kept.keys().next();
+      if (!oldest.done) this.kept.delete(oldest.value);
+    }
+    this.kept.set(address, country);
+    return country;
+  }
 }
 
 /**
@@ -114,25 +159,52 @@ export function chosenDestination(
   return link;
 }
 
+/** A query string of only the characters RFC 3986 allows in one: forwarded as it came. */
+const PLAIN_QUERY = /^[\w\-.~%!$'()*+,;=:@/?&]*$/;
+
+/** A parameter's name as URLSearchParams reads it; undefined when it cannot be decoded. */
+function parameterName(raw: string): string | undefined {
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `location` with the short link's query string (without its "?") added to its own: each of
  * the request's parameters whose name the destination does not have already, in order; the
- * destination's own parameters stay as written and win a clash; its fragment stays last.
+ * destination's own parameters stay as written and win a clash; its fragment stays last. A
+ * query of plain characters is added as it came, any other re-encoded (URLSearchParams).
  */
-export function withQuery(location: string, query: string): string {
-  const added = new URLSearchParams(query);
-  if (added.size === 0) return location;
-  const hash = location.indexOf('#');
-  const base = hash === -1 ? location : location.slice(0, hash);
-  const fragment = hash === -1 ? '' : location.slice(hash);
-  const mark = base.indexOf('?');
-  const own = mark === -1 ? undefined : new URLSearchParams(base.slice(mark + 1));
-  const kept = new URLSearchParams();
-  for (const [name, value] of added) if (!own?.has(name)) kept.append(name, value);
-  const text = kept.toString();
+export function withQuery(location: string, query: string, parts = locationParts(location)) {
+  const { base, own, fragment } = parts;
+  let text = PLAIN_QUERY.test(query) ? plainAdded(query, own) : undefined;
+  if (text === undefined) {
+    const kept = new URLSearchParams();
+    for (const [name, value] of new URLSearchParams(query)) {
+      if (!own?.has(name)) kept.append(name, value);
+    }
+    text = kept.toString();
+  }
   if (text === '') return location;
-  const joint = mark === -1 ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
+  const joint = own === undefined ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
   return `${base}${joint}${text}${fragment}`;
+}
+
+/** The plain query's parameters the destination lacks, as they came; undefined if unreadable. */
+function plainAdded(query: string, own: URLSearchParams | undefined): string | undefined {
+  if (own === undefined || own.size === 0) return query.split('&').filter(Boolean).join('&');
+  const kept: string[] = [];
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const name = parameterName(equals === -1 ? part : part.slice(0, equals));
+    if (name === undefined) return undefined;
+    if (!own.has(name)) kept.push(part);
+  }
+  return kept.join('&');
 }
 
 /** A destination's headers with the short link's query added; the prebuilt ones without one. */
@@ -141,6 +213,6 @@ export function headersWithQuery(
   query: string | undefined,
 ): readonly string[] {
   if (query === undefined || query === '') return target.headers;
-  const location = withQuery(target.location, query);
+  const location = withQuery(target.location, query, target.parts);
   return location === target.location ? target.headers : redirectHeaders(location);
 }
