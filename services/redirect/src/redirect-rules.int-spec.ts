@@ -366,7 +366,7 @@ describe('the redirect: branded hosts, rules, query forwarding (real Redis)', ()
         host: 'go.acme.test',
         headers: { 'user-agent': IPHONE },
       });
-      expect(answer.location).toBe('https://apps.example.test/ios?ref=x+y');
+      expect(answer.location).toBe('https://apps.example.test/ios?ref=x%20y');
     });
   });
 });
