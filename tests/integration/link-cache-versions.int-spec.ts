@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { GONE, LEASE_MS, linkKey, RedisLinkCache } from '@shortener/link-cache';
+import { brandedKey, GONE, LEASE_MS, linkKey, RedisLinkCache } from '@shortener/link-cache';
 import { testServers, waitFor } from '@shortener/testkit';
 
 // The link cache's versions on real Redis (issue 37, item 6): writes that arrive out of order
@@ -40,6 +40,19 @@ describe('the link cache with versions, on Redis', () => {
     await cache.replace(at, link(8, 'https://example.com/second'));
     await cache.replace(at, link(7, 'https://example.com/first'));
     expect(await cache.get(at)).toMatchObject({ url: 'https://example.com/second', version: 8 });
+  });
+
+  it('keeps a newer entry with rules over an older plain refill, and the reverse', async () => {
+    const at = brandedKey('go.example.com', code());
+    const rules = { ios: 'https://apps.example.com/app', maxVisits: 3 };
+    await cache.replace(at, { ...link(9), urlId: 'Abc1234', rules });
+    await cache.refill(at, link(8));
+    expect(await cache.get(at)).toMatchObject({ version: 9, urlId: 'Abc1234', rules });
+    await cache.replace(at, link(10));
+    await cache.refill(at, { ...link(9), urlId: 'Abc1234', rules });
+    const read = await cache.get(at);
+    expect(read).toMatchObject({ version: 10 });
+    expect(read).not.toHaveProperty('rules');
   });
 
   it('renews the lease of an entry refilled at the same version, and says until when', async () => {

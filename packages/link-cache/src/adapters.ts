@@ -2,6 +2,7 @@ import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis, redisReadiness } from '@shortener/chassis-redis';
 import type { LinkCache } from './link-cache';
 import { RedisLinkCache } from './redis-link-cache';
+import { RedisLinkCounters, type LinkCounters } from './link-counters';
 
 /** What the link cache is made from: the variables the links and redirect services read. */
 export interface LinkCacheSettings {
@@ -32,4 +33,16 @@ export function redisLinkCache(
     checks: [redisReadiness(redis)],
     close: () => closeRedis(redis),
   };
+}
+
+/**
+ * The link counters of the distributed mode (see LinkCounters): Redis at REDIS_URL, on a
+ * connection of their own; reported by the link cache's readiness, closed with the service.
+ */
+export function redisLinkCounters(
+  settings: { REDIS_URL: string },
+  logger: Logger,
+): Adapter<LinkCounters> {
+  const redis = createRedis(settings.REDIS_URL, logger);
+  return { value: new RedisLinkCounters(redis), checks: [], close: () => closeRedis(redis) };
 }

@@ -3,3 +3,5 @@ export * from './redis-link-cache';
 export * from './memory-link-cache';
 export * from './adapters';
 export * from './target-url';
+export * from './link-password';
+export * from './link-counters';

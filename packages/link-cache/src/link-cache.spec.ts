@@ -135,6 +135,71 @@ describe('link cache values', () => {
   });
 });
 
+describe('link cache values with rules or a urlId', () => {
+  const rules = {
+    ios: 'https://apps.apple.com/app/id1',
+    android: 'https://play.google.com/store/apps/details?id=x',
+    geo: { GB: 'https://example.co.uk/', DE: 'https://example.de/|a' },
+    passwordHash:
+      'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA$a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2U',
+    maxVisits: 100,
+  };
+  const BRANDED = 'go.acme.example/spring';
+
+  it('keeps a plain link byte for byte in the form the previous release reads', () => {
+    const link = { url: 'https://example.com/a|b', expiresAt: 1_800_000_000_000, version: 3 };
+    expect(encodeLinkAt(key, CODE, link, LEASE)).toBe(
+      signedBody(`v3:${LEASE}|1800000000000|https://example.com/a|b`),
+    );
+  });
+
+  it('round-trips the urlId and every rule, signed for the key they are kept under', () => {
+    const link = { url: 'https://example.com/', expiresAt: 1_800_000_000_000, version: 4 };
+    const value = encodeLinkAt(key, BRANDED, { ...link, urlId: CODE, rules }, LEASE);
+    expect(decodeVersioned(key, BRANDED, value)).toEqual({
+      entry: { ...link, urlId: CODE, rules },
+      version: 4,
+      leaseUntil: LEASE,
+    });
+    expect(decodeLink(key, CODE, value)).toBeInstanceOf(RefusedEntry);
+    const ruledOnly = encodeLinkAt(key, CODE, { ...link, rules: { maxVisits: 2 } }, LEASE);
+    expect(decodeLink(key, CODE, ruledOnly)).toEqual({ ...link, rules: { maxVisits: 2 } });
+  });
+
+  it("is in a form the previous release's reader takes for unknown, not for a plain link", () => {
+    const link = { url: 'https://example.com/', expiresAt: 1_800_000_000_000, version: 4 };
+    const value = encodeLinkAt(key, CODE, { ...link, rules: { ios: rules.ios } }, LEASE);
+    const body = value.slice(23);
+    // The previous release reads "!" as a gone marker and "v<version>:<lease>" as a link.
+    expect(body.startsWith('!')).toBe(false);
+    const [stamp] = body.split('|');
+    expect(/^v(\d{1,16}):(\d{1,16})$/.test(stamp!)).toBe(false);
+    expect(stamp).toBe(`r4:${LEASE}`);
+  });
+
+  it.each([
+    ['a rule destination that is not http(s)', { ios: 'javascript:alert(1)' }],
+    ['a geo destination to a loopback host', { geo: { GB: 'http://127.0.0.1/' } }],
+  ])('refuses, even signed, %s', (_, bad) => {
+    const link = { url: 'https://example.com/', expiresAt: 1_800_000_000_000, version: 1 };
+    const value = encodeLinkAt(key, CODE, { ...link, rules: bad }, LEASE);
+    expect(decodeLink(key, CODE, value)).toBeInstanceOf(RefusedEntry);
+  });
+
+  it.each([
+    'r1:2|3|not json',
+    'r1:2|3|[]',
+    'r1:2|3|{"urlId":"abc1234"}',
+    'r1:2|3|{"url":"https://x.example/","urlId":7}',
+    'r1:2|3|{"url":"https://x.example/","rules":{"maxVisits":0}}',
+    'r1:2|3|{"url":"https://x.example/","rules":{"geo":{"gb":"https://x.example/"}}}',
+    'r1:2|3|{"url":"https://x.example/","rules":{"other":1}}',
+    'r1:2|3|{"url":"https://x.example/","rules":{"passwordHash":5}}',
+  ])('treats the signed but unreadable %p as unknown', (body) => {
+    expect(decodeLink(key, CODE, signedBody(body))).toBeNull();
+  });
+});
+
 describe('redirectTarget', () => {
   it('gives the serialised form of an http(s) URL', () => {
     expect(redirectTarget('https://例え.jp/パス?q=1')).toEqual({

@@ -182,6 +182,10 @@ function signed(key: Buffer, code: string, body: string): string {
  * "<mac>|v<version>:<leaseUntil>|<expiresAt>|<url>", or "<mac>|!v<version>:<leaseUntil>" when
  * deleted: the MAC over code and rest refuses forged or copied entries, the version and lease
  * replayed older ones. Older forms read as unknown.
+ *
+ * A link with rules or a urlId: "<mac>|r<version>:<leaseUntil>|<expiresAt>|<JSON>", the JSON
+ * `{"url","urlId"?,"rules"?}`. Its stamp letter is not the plain form's, so a release that does
+ * not know rules reads it as unknown (asks the links service) rather than as a plain link.
  */
 export function encodeLink(
   key: Buffer,
@@ -189,8 +193,16 @@ export function encodeLink(
   link: CachedLink & { version: number },
   leaseUntil: number,
 ): string {
-  return signed(key, code, `v${link.version}:${leaseUntil}|${link.expiresAt}|${link.url}`);
+  const { url, urlId, rules } = link;
+  if (urlId === undefined && rules === undefined) {
+    return signed(key, code, `v${link.version}:${leaseUntil}|${link.expiresAt}|${url}`);
+  }
+  const extras = JSON.stringify({ url, urlId, rules });
+  return signed(key, code, `${RULED}${link.version}:${leaseUntil}|${link.expiresAt}|${extras}`);
 }
+
+/** The stamp letter of an entry with rules or a urlId (a plain one's is "v"). */
+const RULED = 'r';
 
 /** The gone marker of `code`, deleted at `version`. */
 export function encodeGone(key: Buffer, code: string, version: number, leaseUntil: number): string {
@@ -204,10 +216,10 @@ export interface VersionedEntry {
   leaseUntil: number;
 }
 
-/** "v<version>:<leaseUntil>" as entries carry it. */
-function readStamp(stamp: string): { version: number; leaseUntil: number } | null {
-  const match = /^v(\d{1,16}):(\d{1,16})$/.exec(stamp);
-  if (!match) return null;
+/** "v<version>:<leaseUntil>" as entries carry it ("r" for an entry with rules). */
+function readStamp(stamp: string, letter = 'v'): { version: number; leaseUntil: number } | null {
+  const match = /^(\d{1,16}):(\d{1,16})$/.exec(stamp.slice(1));
+  if (stamp.charAt(0) !== letter || !match) return null;
   const version = Number(match[1]);
   const leaseUntil = Number(match[2]);
   return Number.isSafeInteger(version) && Number.isSafeInteger(leaseUntil)
@@ -261,13 +273,91 @@ export function decodeVersioned(
     return stamp && { entry: GONE, ...stamp };
   }
   const [stampText = '', expiresText = ''] = body.split('|', 2);
-  const stamp = readStamp(stampText);
+  const ruled = stampText.charAt(0) === RULED;
+  const stamp = readStamp(stampText, ruled ? RULED : 'v');
   const expiresAt = Number(expiresText);
-  const url = body.slice(stampText.length + expiresText.length + 2);
-  if (!stamp || !/^\d{1,16}$/.test(expiresText) || url === '') return null;
-  const target = redirectTarget(url);
+  const rest = body.slice(stampText.length + expiresText.length + 2);
+  if (!stamp || !/^\d{1,16}$/.test(expiresText) || rest === '') return null;
+  if (ruled) {
+    const link = readRuled(rest);
+    if (link === null || link instanceof RefusedEntry) return link;
+    return { entry: { ...link, expiresAt, version: stamp.version }, ...stamp };
+  }
+  const target = redirectTarget(rest);
   if (!target.ok) return new RefusedEntry(target.reason);
-  return { entry: { url, expiresAt, version: stamp.version }, ...stamp };
+  return { entry: { url: rest, expiresAt, version: stamp.version }, ...stamp };
+}
+
+/**
+ * The JSON part of an entry with rules: null when it is not the form (unknown), a
+ * RefusedEntry when a destination, the main one or a rule's, is not one to send a browser to.
+ */
+function readRuled(
+  json: string,
+): Pick<CachedLink, 'url' | 'urlId' | 'rules'> | null | RefusedEntry {
+  let read: unknown;
+  try {
+    read = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (typeof read !== 'object' || read === null) return null;
+  const { url, urlId, rules } = read as Record<string, unknown>;
+  if (typeof url !== 'string' || (urlId !== undefined && typeof urlId !== 'string')) return null;
+  const link: Pick<CachedLink, 'url' | 'urlId' | 'rules'> = { url };
+  if (urlId !== undefined) link.urlId = urlId;
+  if (rules !== undefined) {
+    const checked = readRules(rules);
+    if (checked === null) return null;
+    link.rules = checked;
+  }
+  for (const destination of [url, ...ruleUrls(link.rules)]) {
+    const target = redirectTarget(destination);
+    if (!target.ok) return new RefusedEntry(target.reason);
+  }
+  return link;
+}
+
+/** Every destination a link's rules may send to. */
+export function ruleUrls(rules: LinkRules | undefined): string[] {
+  if (rules === undefined) return [];
+  const urls = Object.values(rules.geo ?? {});
+  if (rules.ios !== undefined) urls.push(rules.ios);
+  if (rules.android !== undefined) urls.push(rules.android);
+  return urls;
+}
+
+/** Rules in LinkRules' shape, with only its fields; null for anything else. */
+function readRules(value: unknown): LinkRules | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { ios, android, geo, passwordHash, maxVisits, ...others } = value as Record<
+    string,
+    unknown
+  >;
+  if (Object.keys(others).length > 0) return null;
+  const rules: LinkRules = {};
+  for (const [name, field] of [
+    ['ios', ios],
+    ['android', android],
+    ['passwordHash', passwordHash],
+  ] as const) {
+    if (field === undefined) continue;
+    if (typeof field !== 'string') return null;
+    rules[name] = field;
+  }
+  if (maxVisits !== undefined) {
+    if (!Number.isSafeInteger(maxVisits) || (maxVisits as number) < 1) return null;
+    rules.maxVisits = maxVisits as number;
+  }
+  if (geo !== undefined) {
+    if (typeof geo !== 'object' || geo === null || Array.isArray(geo)) return null;
+    const entries = Object.entries(geo as Record<string, unknown>);
+    if (!entries.every(([country, url]) => /^[A-Z]{2}$/.test(country) && typeof url === 'string')) {
+      return null;
+    }
+    rules.geo = Object.fromEntries(entries) as Record<string, string>;
+  }
+  return rules;
 }
 
 /** decodeVersioned without the stamp: a link, GONE, null or a RefusedEntry. */

@@ -46,7 +46,7 @@ const DELETE_IF_UNCHANGED = `if redis.call('GET', KEYS[1]) == ARGV[1] then retur
  */
 const WRITE_UNLESS_NEWER = `local current = redis.call('GET', KEYS[1])
 if current then
-  local version = string.match(current, '^[^|]*|!?v(%d+):')
+  local version = string.match(current, '^[^|]*|!?[vr](%d+):')
   if version and tonumber(version) > tonumber(ARGV[2]) then return 0 end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])

@@ -9,7 +9,7 @@ import {
   memoryRateLimiters,
   service as gateway,
 } from '@shortener/gateway';
-import { MemoryLinkCache } from '@shortener/link-cache';
+import { MemoryLinkCache, MemoryLinkCounters } from '@shortener/link-cache';
 import { service as links } from '@shortener/links';
 import { service as redirect } from '@shortener/redirect';
 import { privateSocket } from './private-socket';
@@ -141,6 +141,7 @@ export async function startServices(
         given: {
           linkCache: linkCache && inProcess(linkCache),
           visits: bus && inProcess(bus, [bus.readiness('visit consumer')]),
+          counters: linkCache && inProcess(new MemoryLinkCounters()),
         },
       }),
     gateway: () =>

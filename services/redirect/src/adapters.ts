@@ -2,7 +2,12 @@ import type { Logger } from 'pino';
 import { adapterConnector, periodic, retryForever, type Adapter } from '@shortener/chassis';
 import { VISITS_TOPIC } from '@shortener/contracts';
 import { createKafka, createProducer } from '@shortener/chassis-kafka';
-import { redisLinkCache, type LinkCache } from '@shortener/link-cache';
+import {
+  redisLinkCache,
+  redisLinkCounters,
+  type LinkCache,
+  type LinkCounters,
+} from '@shortener/link-cache';
 import type { RedirectConfig } from './config';
 import { KafkaVisitPublisher } from './visit-publishers';
 import type { VisitPublisher } from './visit-queue';
@@ -11,6 +16,8 @@ import type { VisitPublisher } from './visit-queue';
 export interface RedirectAdapters {
   linkCache: Adapter<LinkCache>;
   visits: Adapter<VisitPublisher>;
+  /** Capped links' visits and wrong password tries, shared by every instance. */
+  counters: Adapter<LinkCounters>;
 }
 
 /** How often the publisher looks again at how many partitions the visits topic has. */
@@ -104,5 +111,6 @@ export const connectAdapters = adapterConnector<RedirectConfig, RedirectAdapters
   (config, logger) => ({
     linkCache: () => redirectLinkCache(config, logger),
     visits: () => kafkaVisitPublisher(config, logger),
+    counters: () => redisLinkCounters(config, logger),
   }),
 );

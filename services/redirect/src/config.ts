@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   ConfigError,
   env,
@@ -19,6 +20,18 @@ export const redirectConfigShape = {
   /** Where visits are published (the embedded mode hands them over in its process instead). */
   ...kafkaConfigShape,
   LINKS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7002'),
+  /**
+   * This service's own hosts, as the links service reads them: PUBLIC_ORIGIN's and
+   * SHORT_LINK_HOSTS (host[:port]). A request on any other host is a branded domain's:
+   * `/{slug}` is looked up on that host.
+   */
+  PUBLIC_ORIGIN: env.url(['http', 'https'], 'http://localhost:8080'),
+  SHORT_LINK_HOSTS: env.list(''),
+  /** Another MaxMind-format country database for geo rules (as analytics reads it). */
+  GEOIP_DATABASE: z.string().min(1).optional(),
+  /** Wrong passwords a client may try per link, within LINK_PASSWORD_WINDOW_MS of its first. */
+  LINK_PASSWORD_TRIES: env.int(10, 1, 1000),
+  LINK_PASSWORD_WINDOW_MS: env.int(15 * 60_000, 1000, 24 * 3_600_000),
   /** Where a stopping instance hands the visits Kafka did not take (its internal ingest). */
   ANALYTICS_URL: env.url(['http', 'https'], 'http://127.0.0.1:7003'),
   /**

@@ -1,30 +1,27 @@
-import { GONE, LEASE_MS, redirectTarget, type LinkCache } from '@shortener/link-cache';
+import { GONE, LEASE_MS, type CachedLink, type LinkCache } from '@shortener/link-cache';
 import type { InternalClient } from '@shortener/chassis';
 import { internalApi, type ResolvedLink } from '@shortener/contracts';
+import { z } from 'zod';
+import { destination, liveRules, type Destination, type LiveRules } from './link-rules';
 import type { MissAllowance } from './miss-budget';
 
 /** A live link as this instance redirects to it. */
-export interface LiveLink {
-  /** The Location header value: the stored URL, serialised (IDN hosts, non-ASCII paths). */
-  location: string;
+export interface LiveLink extends Destination {
   expiresAt: number;
-  /** The 302's headers, built once per looked-up link (name, value, name, value...). */
-  headers: readonly string[];
+  /** The code its visits are counted under, for a link kept under another key (branded). */
+  urlId?: string;
+  /** Absent for a plain link. */
+  rules?: LiveRules;
 }
 
-/** The headers of a redirect to `location`: nothing in them depends on the request. */
-function redirectHeaders(location: string): readonly string[] {
-  return [
-    'location',
-    location,
-    'cache-control',
-    'private, no-store',
-    'x-robots-tag',
-    'noindex',
-    'content-length',
-    '0',
-  ];
-}
+/** The links service's resolve, with the `host` of a branded link's lookup. */
+const RESOLVE_LINK = {
+  ...internalApi.resolveLink,
+  query: z.object({ host: z.string().optional() }),
+};
+
+/** The links service's answer; `urlId` and `rules` as the cache entry carries them. */
+type FoundLink = ResolvedLink & Pick<CachedLink, 'urlId' | 'rules'>;
 
 /**
  * A remembered answer: until when it may be given, and from when a request for it also looks
@@ -203,7 +200,7 @@ export class LinkResolver {
     } catch {
       // Redis is away: the links service is the system of record and answers instead.
     }
-    let found: ResolvedLink | null;
+    let found: FoundLink | null;
     if (entry === GONE) found = null;
     else if (entry !== null && (entry.leaseUntil ?? Infinity) > now) found = entry;
     else {
@@ -229,21 +226,33 @@ export class LinkResolver {
   }
 
   /** Checked once per lookup, whichever store it came from; the answer is then remembered. */
-  private live(code: string, found: ResolvedLink): LiveLink | null {
-    const target = redirectTarget(found.url);
-    if (target.ok) {
-      const { location } = target;
-      return { location, expiresAt: found.expiresAt, headers: redirectHeaders(location) };
+  private live(code: string, found: FoundLink): LiveLink | null {
+    const target = destination(found.url);
+    const rules = liveRules(found.rules);
+    if (typeof target === 'string' || typeof rules === 'string') {
+      this.options.onRefused?.(code, typeof target === 'string' ? target : (rules as string));
+      return null;
     }
-    this.options.onRefused?.(code, target.reason);
-    return null;
+    const link: LiveLink = { ...target, expiresAt: found.expiresAt };
+    if (found.urlId !== undefined) link.urlId = found.urlId;
+    if (rules !== undefined) link.rules = rules;
+    return link;
   }
 
-  private async fromLinksService(code: string): Promise<ResolvedLink | null> {
+  /**
+   * A code of the main origin, or a branded link's key (`{host}/{slug}`, see brandedKey),
+   * which the links service is asked for as the slug on that host.
+   */
+  private async fromLinksService(key: string): Promise<FoundLink | null> {
+    const slash = key.indexOf('/');
+    const input =
+      slash === -1
+        ? { params: { code: key } }
+        : { params: { code: key.slice(slash + 1) }, query: { host: key.slice(0, slash) } };
     let response;
     try {
       // An unexpected status or a malformed answer is an error here, like no answer at all.
-      response = await this.links.call(internalApi.resolveLink, { params: { code } });
+      response = await this.links.call(RESOLVE_LINK, input);
     } catch (error) {
       throw new LinksUnavailableError((error as Error).message);
     }

@@ -15,7 +15,15 @@ describe("the redirect service's metrics", () => {
     for (const reason of ['queue_full', 'shutdown']) {
       expect(text).toContain(`visit_events_dropped_total{reason="${reason}"} 0`);
     }
-    for (const outcome of ['redirected', 'not_found', 'unavailable', 'too_many_misses']) {
+    for (const outcome of [
+      'redirected',
+      'not_found',
+      'unavailable',
+      'too_many_misses',
+      'password_asked',
+      'password_wrong',
+      'too_many_tries',
+    ]) {
       expect(text).toContain(`redirects_total{outcome="${outcome}"} 0`);
     }
   });

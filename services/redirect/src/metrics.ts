@@ -3,10 +3,21 @@ import { Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 import { startAtZero } from '@shortener/chassis';
 import { shortLinkApi } from '@shortener/contracts';
 
-type RedirectOutcome = 'redirected' | 'not_found' | 'unavailable' | 'too_many_misses';
+const OUTCOMES = [
+  'redirected',
+  'not_found',
+  'unavailable',
+  'too_many_misses',
+  /** A password link's form shown (GET), or a wrong password posted. */
+  'password_asked',
+  'password_wrong',
+  /** Wrong passwords past the limit of a link and client. */
+  'too_many_tries',
+] as const;
+export type RedirectOutcome = (typeof OUTCOMES)[number];
 
 /** The answers a short-link request gets once it is a GET or HEAD without a body. */
-type ShortLinkStatus = 302 | 404 | 429 | 503;
+type ShortLinkStatus = 200 | 302 | 404 | 429 | 503;
 
 /** The one `route` of every short-link request: never the code, whatever was asked. */
 const SHORT_LINK_ROUTE = shortLinkApi.followShortLink.path;
@@ -26,7 +37,13 @@ export function shortLinkTimer(requests: Histogram<'method' | 'route' | 'status'
       requests.zero(labels);
       return requests.labels(labels);
     };
-    return { 302: child(302), 404: child(404), 429: child(429), 503: child(503) };
+    return {
+      200: child(200),
+      302: child(302),
+      404: child(404),
+      429: child(429),
+      503: child(503),
+    };
   };
   const get = byStatus('GET');
   const head = byStatus('HEAD');
@@ -35,7 +52,10 @@ export function shortLinkTimer(requests: Histogram<'method' | 'route' | 'status'
     answered(isHead: boolean, status: ShortLinkStatus, startedAt: number): void {
       (isHead ? head : get)[status].observe((performance.now() - startedAt) / 1000);
     },
-    /** A request /r/ refused before any lookup (405, 400): rare, labelled as it comes. */
+    /**
+     * A short-link request refused before any lookup (405, 400), or a password form's POST:
+     * rare, labelled as it comes.
+     */
     refused(method: string, status: number, startedAt: number): void {
       requests.observe(
         { method, route: SHORT_LINK_ROUTE, status: String(status) },
@@ -104,14 +124,11 @@ export function redirectMetrics(
     labelNames: ['outcome'] as const,
     registers,
   });
-  startAtZero(outcomes, 'outcome', ['redirected', 'not_found', 'unavailable', 'too_many_misses']);
+  startAtZero(outcomes, 'outcome', [...OUTCOMES]);
   // One child per outcome, made once: a redirect only increments.
-  const byOutcome: Record<RedirectOutcome, Counter.Internal> = {
-    redirected: outcomes.labels('redirected'),
-    not_found: outcomes.labels('not_found'),
-    unavailable: outcomes.labels('unavailable'),
-    too_many_misses: outcomes.labels('too_many_misses'),
-  };
+  const byOutcome = Object.fromEntries(
+    OUTCOMES.map((outcome) => [outcome, outcomes.labels(outcome)]),
+  ) as Record<RedirectOutcome, Counter.Internal>;
   const dropped = new Counter({
     name: 'visit_events_dropped_total',
     help: 'Visit events lost: the queue was full (queue_full), or a stopping instance could get them to neither Kafka nor analytics (shutdown; with a spool, left there for a next container)',

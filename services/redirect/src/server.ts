@@ -23,6 +23,8 @@ import type { RedirectConfig } from './config';
 import { LinkResolver } from './link-resolver';
 import { redirectMetrics, shortLinkTimer } from './metrics';
 import { MissBudget } from './miss-budget';
+import { visitorLookups } from './link-rules';
+import { OwnHosts } from './own-hosts';
 import { createRedirectHandler } from './redirect-handler';
 import { VisitQueue } from './visit-queue';
 import { stopVisits } from './visit-shutdown';
@@ -115,6 +117,9 @@ export async function startRedirect({
     onError: (error: unknown) => logger.error({ err: error }, 'redirect failed'),
     // Tracing on: each visit carries its request's span to Kafka (the store span links to it).
     ...(tracingEnabled() ? { traceOf: sampledSpan } : {}),
+    counters: adapters.counters.value,
+    lookups: visitorLookups(config.GEOIP_DATABASE),
+    passwordTries: { limit: config.LINK_PASSWORD_TRIES, windowMs: config.LINK_PASSWORD_WINDOW_MS },
   };
   const handleRedirect = createRedirectHandler({
     ...redirectDeps,
@@ -137,17 +142,22 @@ export async function startRedirect({
     config,
     logger,
   );
-  /** /r/{code} by GET or HEAD; true when `url` is a redirect's (answered, then). */
+  /**
+   * /r/{code}, or on a branded host (`host`) /{slug}, by GET, HEAD or POST (a password
+   * link's form); true when `url` is one of them (answered, then).
+   */
   function redirectRoute(
     handle: typeof handleRedirect,
     req: IncomingMessage,
     res: ServerResponse,
     url: string,
+    host?: string,
   ): boolean {
-    if (!url.startsWith(SHORT_LINK_PREFIX)) return false;
+    const start = host === undefined ? SHORT_LINK_PREFIX.length : 1;
+    if (host === undefined && !url.startsWith(SHORT_LINK_PREFIX)) return false;
     const startedAt = performance.now();
     const method = req.method ?? '';
-    if (method !== 'GET' && method !== 'HEAD') {
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
       res.writeHead(405, METHOD_NOT_ALLOWED);
       res.end('Method not allowed');
       timer.refused(method, 405, startedAt);
@@ -155,17 +165,27 @@ export async function startRedirect({
     }
     // A body is never read here: left on a kept-alive connection, a length sent without it
     // (a proxy's mistake) would take the next request, anyone's, for it. Refused, and the
-    // connection closed.
-    if (hasBody(req)) {
+    // connection closed. Only a password form's POST has one, read by its handler.
+    if (method !== 'POST' && hasBody(req)) {
       res.writeHead(400, BODY_REFUSED);
       res.end(BODY_REFUSED_TEXT);
       timer.refused(method, 400, startedAt);
       return true;
     }
-    const query = url.indexOf('?');
-    const start = SHORT_LINK_PREFIX.length;
-    handle(req, res, query === -1 ? url.slice(start) : url.slice(start, query), startedAt);
+    const mark = url.indexOf('?');
+    const code = mark === -1 ? url.slice(start) : url.slice(start, mark);
+    // A query string is forwarded to the destination: none, no work.
+    const query = mark === -1 || mark === url.length - 1 ? undefined : url.slice(mark + 1);
+    handle(req, res, code, startedAt, query, host);
     return true;
+  }
+  const ownHosts = new OwnHosts(config.PUBLIC_ORIGIN, config.SHORT_LINK_HOSTS);
+  /** A request of the service's own hosts' (/r/, ops), or a branded host's (its slugs only). */
+  function route(handle: typeof handleRedirect, req: IncomingMessage, res: ServerResponse) {
+    const url = req.url ?? '/';
+    if (redirectRoute(handle, req, res, url)) return true;
+    const host = ownHosts.brandedHost(req.headers.host);
+    return host !== undefined && redirectRoute(handle, req, res, url, host);
   }
   function notFound(res: ServerResponse): void {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
@@ -173,13 +193,13 @@ export async function startRedirect({
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    if (redirectRoute(handleRedirect, req, res, url) || ops.handle(req, res)) return;
+    if (route(handleRedirect, req, res) || ops.handle(req, res)) return;
     notFound(res);
   });
   limitRequestTimes(server, config);
 
-  // The edge's own way in: /r/ only (never /readyz or /metrics), its X-Forwarded-For believed.
+  // The edge's own way in: short links only (never /readyz or /metrics), its X-Forwarded-For
+  // believed.
   let edge: { server: Server; path: string } | undefined;
   if (config.UNIX_SOCKET !== undefined) {
     const handleFromEdge = createRedirectHandler({
@@ -187,7 +207,7 @@ export async function startRedirect({
       clientIp: (req) => clientIpFromEdge(req, proxies),
     });
     const edgeServer = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (!redirectRoute(handleFromEdge, req, res, req.url ?? '/')) notFound(res);
+      if (!route(handleFromEdge, req, res)) notFound(res);
     });
     limitRequestTimes(edgeServer, config);
     edge = { server: edgeServer, path: config.UNIX_SOCKET };
@@ -212,7 +232,11 @@ export async function startRedirect({
       },
       { name: 'stop listening for invalidations', run: async () => (await unsubscribe)() },
       // The visit publisher closes before the cache, as before: queued visits are out.
-      ...closingSteps({ visits: adapters.visits, linkCache: adapters.linkCache }),
+      ...closingSteps({
+        visits: adapters.visits,
+        counters: adapters.counters,
+        linkCache: adapters.linkCache,
+      }),
     ],
   });
 }

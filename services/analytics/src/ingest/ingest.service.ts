@@ -6,14 +6,13 @@ import {
 } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import { CountryLookup, UserAgentParser } from '@shortener/visitor';
 import type { AnalyticsConfig } from '../config';
 import { dataRefusal } from './database-refusal';
 import { INGEST_METRICS, type IngestMetrics } from './ingest.metrics';
 import { IngestRepository, type PreparedVisits, type VisitRow } from './ingest.repository';
 import { anonymizeIp } from './ip-address';
-import { UserAgentParser } from './user-agent.parser';
 import type { VisitNotifier } from './visit-notifier';
-import { CountryLookup } from './country';
 import {
   parseBatchYielding,
   planParsedYielding,

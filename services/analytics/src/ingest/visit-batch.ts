@@ -6,7 +6,7 @@ import {
   type VisitEventParse,
 } from '@shortener/contracts';
 import type { PreparedVisits, VisitRow } from './ingest.repository';
-import type { ParsedUserAgent } from './user-agent.parser';
+import type { ParsedUserAgent } from '@shortener/visitor';
 
 /**
  * A visit event as a source received it: the bytes of a message (one JSON event or a packed

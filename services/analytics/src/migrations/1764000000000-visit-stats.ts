@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { CountryLookup } from '../ingest/country';
+import { CountryLookup } from '@shortener/visitor';
 import { referrerHost } from '../ingest/visit-batch';
 
 /** Distinct values mapped per statement while backfilling. */

@@ -1,4 +1,4 @@
-import { UNKNOWN, UserAgentParser } from './user-agent.parser';
+import { mobileSystem, UNKNOWN, UserAgentParser } from './user-agent.parser';
 
 const CHROME_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -121,5 +121,27 @@ describe('UserAgentParser', () => {
       bot: false,
     });
     expect(parser.cachedEntries).toBe(0);
+  });
+});
+
+describe('mobileSystem', () => {
+  const parser = new UserAgentParser();
+  it('names iPhones and iPads ios, Android phones and tablets android, the rest nothing', () => {
+    expect(mobileSystem(parser, SAFARI_IPHONE)).toBe('ios');
+    expect(
+      mobileSystem(
+        parser,
+        'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+      ),
+    ).toBe('ios');
+    expect(
+      mobileSystem(
+        parser,
+        'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+      ),
+    ).toBe('android');
+    expect(mobileSystem(parser, CHROME_WINDOWS)).toBeUndefined();
+    expect(mobileSystem(parser, FIREFOX_LINUX)).toBeUndefined();
+    expect(mobileSystem(parser, '')).toBeUndefined();
   });
 });

@@ -86,3 +86,17 @@ export class UserAgentParser {
     return this.cache.size;
   }
 }
+
+/** The mobile systems a link's rules may send to a destination of their own. */
+export type MobileSystem = 'ios' | 'android';
+
+/**
+ * The visitor's mobile system by the platform the parser reads (as the stats name it: `iOS`,
+ * `Android`); undefined for any other, a bot's included.
+ */
+export function mobileSystem(parser: UserAgentParser, userAgent: string): MobileSystem | undefined {
+  const { platform, bot } = parser.parse(userAgent);
+  if (bot) return undefined;
+  if (platform === 'iOS') return 'ios';
+  return platform === 'Android' ? 'android' : undefined;
+}

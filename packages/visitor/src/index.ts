@@ -1,0 +1,2 @@
+export * from './user-agent.parser';
+export * from './country';
