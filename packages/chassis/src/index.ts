@@ -22,3 +22,4 @@ export * from './trusted-proxies';
 export * from './client-ip';
 export * from './unix-socket';
 export * from './serve';
+export * from './branded-host';

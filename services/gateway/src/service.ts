@@ -5,6 +5,7 @@ import {
   limitRequestTimes,
   serviceAlive,
   trustedProxies,
+  brandedHostOf,
 } from '@shortener/chassis';
 import { nestService } from '@shortener/chassis-nest';
 import { connectAdapters } from './adapters';
@@ -13,7 +14,6 @@ import { loadGatewayConfig } from './config';
 import { acceptedFromEdge, clientAddresses } from './edge/client-address';
 import { stripInternalHeaders } from './edge/internal-headers';
 import { securityHeaders, securityHeaderValues } from './edge/security-headers';
-import { brandedHostTest, ownHostNames } from './proxy/branded-host';
 import { inFront, redirectFastPath } from './proxy/redirect-fast-path';
 
 /** The gateway: the public origin, in front of the services and the web app. */
@@ -54,9 +54,7 @@ export const service = nestService({
       trustedProxies: config.TRUSTED_PROXIES,
       logger,
       answerHeaders,
-      isBranded: brandedHostTest(
-        ownHostNames([new URL(config.PUBLIC_ORIGIN).host, ...config.SHORT_LINK_HOSTS]),
-      ),
+      brandedHost: brandedHostOf([new URL(config.PUBLIC_ORIGIN).host, ...config.SHORT_LINK_HOSTS]),
     });
     inFront(server, fastPath);
     // Closed once the last client connection is (the shutdown drains them first).

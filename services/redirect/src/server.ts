@@ -15,6 +15,7 @@ import {
   trustedProxies,
   type RunningService,
   type StartOptions,
+  brandedHostOf,
 } from '@shortener/chassis';
 import { MESSAGES, SHORT_LINK_PREFIX } from '@shortener/contracts';
 import { sampledSpan, tracingEnabled } from '@shortener/telemetry';
@@ -24,7 +25,6 @@ import { LinkResolver } from './link-resolver';
 import { redirectMetrics, shortLinkTimer } from './metrics';
 import { MissBudget } from './miss-budget';
 import { visitorLookups } from './link-rules';
-import { OwnHosts } from './own-hosts';
 import { createRedirectHandler } from './redirect-handler';
 import { VisitQueue } from './visit-queue';
 import { stopVisits } from './visit-shutdown';
@@ -179,12 +179,15 @@ export async function startRedirect({
     handle(req, res, code, startedAt, query, host);
     return true;
   }
-  const ownHosts = new OwnHosts(config.PUBLIC_ORIGIN, config.SHORT_LINK_HOSTS);
+  const brandedHost = brandedHostOf([
+    new URL(config.PUBLIC_ORIGIN).host,
+    ...config.SHORT_LINK_HOSTS,
+  ]);
   /** A request of the service's own hosts' (/r/, ops), or a branded host's (its slugs only). */
   function route(handle: typeof handleRedirect, req: IncomingMessage, res: ServerResponse) {
     const url = req.url ?? '/';
     if (redirectRoute(handle, req, res, url)) return true;
-    const host = ownHosts.brandedHost(req.headers.host);
+    const host = brandedHost(req.headers.host);
     return host !== undefined && redirectRoute(handle, req, res, url, host);
   }
   function notFound(res: ServerResponse): void {

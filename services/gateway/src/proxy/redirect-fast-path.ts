@@ -88,11 +88,11 @@ export function redirectFastPath(options: {
   /** How long the redirect service may take to answer (and between body chunks). */
   timeoutMs?: number;
   /**
-   * Whether a request's Host is a branded domain's (brandedHostTest): its every request goes
-   * to the redirect service as it came, path and Host, as the nginx edge's default server
-   * sends it. None: every host is the product's own.
+   * The branded domain a request's Host names, if any (the chassis' brandedHostOf): its every
+   * request goes to the redirect service as it came, path and Host, as the nginx edge's
+   * default server sends it. None: every host is the product's own.
    */
-  isBranded?: (host: string | undefined) => boolean;
+  brandedHost?: (host: string | undefined) => string | undefined;
 }): RedirectFastPath {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const trusted = trustedProxies(options.trustedProxies);
@@ -109,12 +109,12 @@ export function redirectFastPath(options: {
   );
   const defaultNames = new Set([...defaults.map(([name]) => name), REQUEST_ID_HEADER]);
 
-  const isBranded = options.isBranded ?? (() => false);
+  const brandedHost = options.brandedHost ?? (() => undefined);
 
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     const method = req.method ?? 'GET';
     const given = req.headers;
-    const branded = isBranded(given.host);
+    const branded = brandedHost(given.host) !== undefined;
     let url: string | undefined;
     if (branded) {
       url = originForm(req.url ?? '');

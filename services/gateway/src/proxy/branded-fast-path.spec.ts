@@ -1,52 +1,8 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import pino from 'pino';
-import { brandedHostTest, hostNameOf, ownHostNames } from './branded-host';
+import { brandedHostOf } from '@shortener/chassis';
 import { inFront, redirectFastPath, type RedirectFastPath } from './redirect-fast-path';
-
-describe('hostNameOf', () => {
-  it.each([
-    ['Go.Example.TEST:8080', 'go.example.test'],
-    ['go.example.test.', 'go.example.test'],
-    ['[::1]:8080', '[::1]'],
-    ['localhost', 'localhost'],
-    [undefined, ''],
-  ])('reads %s as %s', (header, name) => expect(hostNameOf(header)).toBe(name));
-});
-
-describe('brandedHostTest: the hosts the gateway sends wholly to the redirect service', () => {
-  const isBranded = brandedHostTest(ownHostNames(['short.example.com:8443', 'sho.rt']));
-
-  it.each(['go.example.test', 'GO.Example.Test:8080', 'links.acme.co.uk', 'go.example.test.'])(
-    'takes %s for a branded domain',
-    (host) => expect(isBranded(host)).toBe(true),
-  );
-
-  it.each([
-    // The product's own hosts, with or without a port, in any case.
-    'short.example.com',
-    'SHORT.example.com:8080',
-    'sho.rt',
-    hostname(),
-    // What no domain can be: loopback names, addresses, one label, none at all.
-    'localhost:8080',
-    'app.localhost',
-    '127.0.0.1:8080',
-    '10.1.2.3',
-    '[::1]:8080',
-    '[2001:db8::1]',
-    'gateway',
-    '',
-    undefined,
-  ])('answers %s as its own', (host) => expect(isBranded(host)).toBe(false));
-
-  it('answers alike when asked again about another host (the last answer is kept)', () => {
-    expect(isBranded('go.example.test')).toBe(true);
-    expect(isBranded('short.example.com')).toBe(false);
-    expect(isBranded('go.example.test')).toBe(true);
-  });
-});
 
 describe('the fast path for a branded host', () => {
   const servers: Server[] = [];
@@ -103,7 +59,7 @@ describe('the fast path for a branded host', () => {
       target: `http://127.0.0.1:${upstreamPort}`,
       trustedProxies: [],
       logger: pino({ level: 'silent' }),
-      isBranded: brandedHostTest(ownHostNames(['short.example.com'])),
+      brandedHost: brandedHostOf(['short.example.com']),
     });
     inFront(front, fastPath);
     gatewayPort = await listen(front);
