@@ -9,6 +9,7 @@ import {
 import type { ShortLinkTimer } from './metrics';
 import type { MissBudget } from './miss-budget';
 import type { VisitQueue } from './visit-queue';
+import { visitUtmOf } from './visit-utm';
 
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -132,6 +133,7 @@ export function createRedirectHandler(deps: RedirectDeps) {
       headers['user-agent'] ?? '',
       headers.referer || null,
       trace,
+      visitUtmOf(req.url),
     );
   }
   // Chosen once: a visit is traced only when tracing is on.
