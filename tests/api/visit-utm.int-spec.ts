@@ -133,11 +133,9 @@ describe('the campaign parameters of a visit (utm_source, utm_medium, utm_campai
       what: 'every visit live',
       timeoutMs: 10_000,
     });
-    const live = stream.visits().map(({ utmSource, utmMedium, utmCampaign }) => [
-      utmSource,
-      utmMedium,
-      utmCampaign,
-    ]);
+    const live = stream
+      .visits()
+      .map(({ utmSource, utmMedium, utmCampaign }) => [utmSource, utmMedium, utmCampaign]);
     expect(live).toEqual(STORED);
   });
 
@@ -157,9 +155,7 @@ describe('the campaign parameters of a visit (utm_source, utm_medium, utm_campai
     ]);
     const none = await gina.api(`${stack.url}/api/visitors/${code}?utm_source=nobody`);
     expect(none.status).toBe(404);
-    expect((await csv({ utm_source: 'news letter' })).map((row) => row['ip'])).toEqual([
-      '1.1.1.1',
-    ]);
+    expect((await csv({ utm_source: 'news letter' })).map((row) => row['ip'])).toEqual(['1.1.1.1']);
     expect(await csv({ utm_medium: 'y', utm_campaign: 'nothing' })).toEqual([]);
   });
 

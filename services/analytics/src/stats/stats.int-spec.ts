@@ -467,7 +467,9 @@ describe('analytics stats', () => {
 
   it('answers a link with no visits with the header only, and bad input with 400', async () => {
     const empty = await csv(newCode());
-    expect(await empty.text()).toBe('time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign\r\n');
+    expect(await empty.text()).toBe(
+      'time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign\r\n',
+    );
     const nothing = await stats(newCode(), '?range=30d');
     expect(nothing.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
     expect(nothing.body.series).toHaveLength(30);
