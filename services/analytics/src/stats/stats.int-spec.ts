@@ -405,7 +405,12 @@ describe('analytics stats', () => {
   it('exports every visit as CSV that a CSV parser reads back, formula-safe', async () => {
     const code = newCode();
     const visits = [
-      event(code, { ip: '8.8.8.8', referrer: '=HYPERLINK("http://evil.example","x")' }),
+      event(code, {
+        ip: '8.8.8.8',
+        referrer: '=HYPERLINK("http://evil.example","x")',
+        utmSource: '@SUM(1+1)',
+        utmCampaign: 'spring, "sale"',
+      }),
       event(code, { ip: '1.1.1.1', userAgent: GOOGLEBOT, referrer: 'https://a.example/,b' }),
     ];
     await produce(visits);
@@ -425,6 +430,9 @@ describe('analytics stats', () => {
       device: 'desktop',
       referrer: `'=HYPERLINK("http://evil.example","x")`,
       bot: 'false',
+      utm_source: "'@SUM(1+1)",
+      utm_medium: '',
+      utm_campaign: 'spring, "sale"',
     });
     expect(byIp.get('1.1.1.1')).toMatchObject({
       country: 'AU',
