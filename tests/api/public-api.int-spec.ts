@@ -269,6 +269,9 @@ describe('the public API', () => {
           ipAddress: visitor,
           bot: false,
           referrer: null,
+          utmSource: null,
+          utmMedium: null,
+          utmCampaign: null,
         },
       ]);
       expect((await listed(alice, code))?.visitCount).toBe(1);

@@ -175,9 +175,19 @@ describe('the stats API', () => {
         { ipAddress: '1.1.1.1', referrer: null },
       ]),
     );
-    // SPEC's fields stay as they were, the referrer beside them.
+    // SPEC's fields stay as they were, the referrer and the campaign fields beside them.
     expect(Object.keys(log[0] ?? {}).sort()).toEqual(
-      ['_id', 'bot', 'createdAt', 'ipAddress', 'referrer', 'userAgent'].sort(),
+      [
+        '_id',
+        'bot',
+        'createdAt',
+        'ipAddress',
+        'referrer',
+        'userAgent',
+        'utmSource',
+        'utmMedium',
+        'utmCampaign',
+      ].sort(),
     );
   });
 

@@ -35,7 +35,8 @@ const CHROME_WINDOWS =
 const SAFARI_IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
+const CSV_HEADER =
+  'time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign';
 
 /** What the section's lists read, one "name visits" entry a line. */
 async function entries(list: Locator): Promise<string[]> {

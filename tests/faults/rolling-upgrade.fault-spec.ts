@@ -98,7 +98,9 @@ async function journey(stack: FaultStack, visits: number): Promise<void> {
   ] as const) {
     for (let i = 0; i < visits; i++) {
       const origin = i % 2 === 0 ? stack.url : stack.get('redirect').url;
-      const response = await fetch(`${origin}/r/${code}`, {
+      // Some with campaign fields, which a previous release on either side must take in stride.
+      const search = i % 3 === 0 ? '?utm_source=rolling&utm_medium=email' : '';
+      const response = await fetch(`${origin}/r/${code}${search}`, {
         redirect: 'manual',
         headers: { 'user-agent': CHROME, 'x-forwarded-for': `203.0.113.${i + 1}` },
       });
@@ -253,7 +255,10 @@ async function analyticsSteps(
     await before?.();
     for (const [code, target] of links) {
       for (let i = 0; i < 2; i++) {
-        const response = await fetch(`${stack.get('redirect').url}/r/${code}`, {
+        // One of each two with campaign fields: this release's redirect sends them in a
+        // header beside a record the previous release's analytics reads whole.
+        const search = i === 0 ? `?utm_source=rolling&utm_campaign=round-${round}` : '';
+        const response = await fetch(`${stack.get('redirect').url}/r/${code}${search}`, {
           redirect: 'manual',
           headers: { 'user-agent': CHROME, 'x-forwarded-for': `203.0.113.${round * 2 + i + 1}` },
         });

@@ -75,6 +75,22 @@ export const visitSchema = z.object({
       "The host of the page the visitor came from (as the stats' referrers count it), " +
         "'(unknown)' when the request's Referer was no URL with a host, null when it named none.",
     ),
+  /** The short link's campaign parameters as the visit's request named them; null for none. */
+  utmSource: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The short link's utm_source in the visit's request, null when it named none."),
+  utmMedium: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The short link's utm_medium in the visit's request, null when it named none."),
+  utmCampaign: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The short link's utm_campaign in the visit's request, null when it named none."),
 });
 export type Visit = z.infer<typeof visitSchema>;
 

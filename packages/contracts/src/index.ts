@@ -18,6 +18,7 @@ export {
   VISIT_RECORD_MAX_EVENTS,
   VISIT_TRACES_HEADER,
   VISIT_TRACES_MAX,
+  VISIT_UTM_HEADER,
   visitRecordOf,
   VisitRecordBuilder,
   /** A UUID's 16 bytes, written fast (PostgreSQL's binary uuid arrays use it too). */

@@ -21,9 +21,15 @@ export const STATS_FILTER_MESSAGES = {
   browser: textMessage('browser'),
   os: textMessage('os'),
   referrer: textMessage('referrer'),
+  utm_source: textMessage('utm_source'),
+  utm_medium: textMessage('utm_medium'),
+  utm_campaign: textMessage('utm_campaign'),
 } as const;
 
-function filterText(name: 'browser' | 'os' | 'referrer', description: string) {
+function filterText(
+  name: 'browser' | 'os' | 'referrer' | 'utm_source' | 'utm_medium' | 'utm_campaign',
+  description: string,
+) {
   const message = STATS_FILTER_MESSAGES[name];
   return z
     .string({ error: message })
@@ -56,6 +62,18 @@ export const statsFiltersSchema = z.object({
     'referrer',
     "Only visits referred by this host, as the stats' referrers list it " +
       `(${DIRECT_REFERRER}: the request named none; (unknown): it named no URL with a host).`,
+  ),
+  utm_source: filterText(
+    'utm_source',
+    "Only visits whose request named this utm_source (as the visitor log's utmSource shows it).",
+  ),
+  utm_medium: filterText(
+    'utm_medium',
+    "Only visits whose request named this utm_medium (as the visitor log's utmMedium shows it).",
+  ),
+  utm_campaign: filterText(
+    'utm_campaign',
+    "Only visits whose request named this utm_campaign (as the visitor log's utmCampaign shows it).",
   ),
 });
 export type StatsFilters = z.infer<typeof statsFiltersSchema>;

@@ -103,6 +103,9 @@ export const VISITS_CSV_COLUMNS = [
   'device',
   'referrer',
   'bot',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
 ] as const;
 
 /** The Redis pub/sub channel on which analytics announces a link's newly stored visits. */

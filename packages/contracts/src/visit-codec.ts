@@ -6,6 +6,7 @@ import {
   type VisitFields,
 } from './visits';
 import { isVisitRecord, readVisitRecord, type RecordedVisit } from './visit-record';
+import { readVisitUtm } from './visit-utm';
 
 /*
  * The visit codec: the one place that knows a visit's bytes, in each of its forms.
@@ -23,11 +24,14 @@ import { isVisitRecord, readVisitRecord, type RecordedVisit } from './visit-reco
  *   trace contexts of the redirect requests whose visits the record carries, so the consumer's
  *   store span can link to them (visit-traces.ts). A record is read the same with it or
  *   without it.
+ * - The utm header (VISIT_UTM_HEADER), beside a packed record one of whose visits has campaign
+ *   fields: them, kept out of the value so the release before reads the record (visit-utm.ts).
  */
 
 export * from './visit-layout';
 export * from './visit-record';
 export * from './visit-traces';
+export * from './visit-utm';
 
 /** Reads a one-event message (JSON) and checks it; never throws. */
 export function parseVisitEvent(raw: Buffer | string | null): VisitEventParse {
@@ -51,14 +55,23 @@ export type VisitMessage =
   | { ok: false; reason: string }
   | { ok: true; events: VisitEventParse[]; recorded?: RecordedVisit[] };
 
-/** Decodes a message value in either form (a packed record, or one JSON event); never throws. */
-export function decodeVisits(raw: Buffer | string | null): VisitMessage {
+/**
+ * Decodes a message value in either form (a packed record, or one JSON event); never throws.
+ * `utmHeader`: the record's utm header, if it came with one (its visits' campaign fields).
+ */
+export function decodeVisits(raw: Buffer | string | null, utmHeader?: unknown): VisitMessage {
   if (typeof raw === 'string' || !isVisitRecord(raw)) {
     const parsed = parseVisitEvent(raw);
     return parsed.ok ? { ok: true, events: [parsed] } : parsed;
   }
   const record = readVisitRecord(raw);
   if (!record.ok) return record;
+  if (utmHeader !== undefined) {
+    const utm = readVisitUtm(utmHeader, record.events.length);
+    utm.forEach((fields, index) => {
+      if (fields !== undefined) Object.assign(record.events[index]!, fields);
+    });
+  }
   return { ok: true, events: record.events.map(checkVisitFields), recorded: record.events };
 }
 
@@ -73,7 +86,12 @@ export function encodeVisitEvent({
   ip,
   userAgent,
   referrer,
+  utmSource,
+  utmMedium,
+  utmCampaign,
 }: VisitFields): Buffer {
+  // Campaign fields only when present (JSON leaves undefined out): the release before them
+  // reads the message the same (its schema strips what it does not know).
   return Buffer.from(
     JSON.stringify({
       schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
@@ -83,6 +101,9 @@ export function encodeVisitEvent({
       ip,
       userAgent,
       referrer,
+      utmSource,
+      utmMedium,
+      utmCampaign,
     }),
   );
 }

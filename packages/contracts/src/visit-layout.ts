@@ -1,5 +1,6 @@
 // The visit codec's event layout: writing visits into a buffer, and walking them there.
 import type { VisitTrace } from './visit-traces';
+import type { VisitUtm } from './visits';
 
 /**
  * Many visits in one Kafka record: the redirect service packs the visits of one partition into
@@ -16,8 +17,15 @@ import type { VisitTrace } from './visit-traces';
  *          u16 + n   ip, UTF-8
  *          u16 + n   userAgent, UTF-8
  *          u16 + n   referrer, UTF-8; the length 0xFFFF means null
+ *          and, only when the urlID's length has its top bit (VISIT_UTM_FLAG) set:
+ *          u16 + n   utm_source, utm_medium, utm_campaign, UTF-8 each; 0xFFFF means none
  * Nothing may follow the last event. Each event is checked against visitEventSchema when read,
  * as a one-event message is, so a record carries exactly what a message of each event would.
+ *
+ * The campaign fields (VISIT_UTM_FLAG) are read by every release since they were added, but
+ * the release before cannot read them: until the next release, records sent to Kafka keep
+ * them out of the value, in the record's utm header (visit-utm.ts), and only the redirect's
+ * own queue, spool and the embedded mode's bus carry them in the events' bytes.
  */
 export const VISIT_RECORD_MARKER = 0x00;
 export const VISIT_RECORD_VERSION = 1;
@@ -30,6 +38,10 @@ export const VISIT_RECORD_HEADER_BYTES = 6;
 const FIXED_EVENT_BYTES = 16 + 8 + 4 * 2;
 /** The text length that stands for null (a referrer's). */
 export const VISIT_NULL_TEXT = 0xffff;
+/** Set on the urlID's length: the event's campaign fields follow its referrer. */
+export const VISIT_UTM_FLAG = 0x8000;
+/** Where the urlID's length is, from the event's start. */
+const URL_ID_AT = 16 + 8;
 /** The most bytes a string of `length` UTF-16 units takes in UTF-8. */
 const utf8Bound = (length: number) => length * 3;
 
@@ -67,11 +79,31 @@ export function visitBytesBound(
   ip: string,
   userAgent: string,
   referrer: string | null,
+  utm?: VisitUtm,
 ): number {
-  return (
+  const bound =
     FIXED_EVENT_BYTES +
-    utf8Bound(urlID.length + ip.length + userAgent.length + (referrer?.length ?? 0))
+    utf8Bound(urlID.length + ip.length + userAgent.length + (referrer?.length ?? 0));
+  if (utm === undefined) return bound;
+  return (
+    bound +
+    3 * 2 +
+    utf8Bound(
+      (utm.utmSource?.length ?? 0) + (utm.utmMedium?.length ?? 0) + (utm.utmCampaign?.length ?? 0),
+    )
   );
+}
+
+/** Whether a visit has any campaign field (only then are they written). */
+export function hasUtm(utm: VisitUtm | undefined): utm is VisitUtm {
+  return (
+    utm !== undefined &&
+    (utm.utmSource !== undefined || utm.utmMedium !== undefined || utm.utmCampaign !== undefined)
+  );
+}
+
+function writeOptionalText(buffer: Buffer, at: number, value: string | undefined | null): number {
+  return value == null ? buffer.writeUInt16BE(VISIT_NULL_TEXT, at) : writeText(buffer, at, value);
 }
 
 function writeText(buffer: Buffer, at: number, value: string): number {
@@ -89,14 +121,19 @@ export function writeFields(
   ip: string,
   userAgent: string,
   referrer: string | null,
+  utm?: VisitUtm,
 ): number {
   let next = buffer.writeDoubleBE(timestamp, at);
+  const urlIDAt = next;
   next = writeText(buffer, next, urlID);
   next = writeText(buffer, next, ip);
   next = writeText(buffer, next, userAgent);
-  return referrer === null
-    ? buffer.writeUInt16BE(VISIT_NULL_TEXT, next)
-    : writeText(buffer, next, referrer);
+  next = writeOptionalText(buffer, next, referrer);
+  if (!hasUtm(utm)) return next;
+  buffer[urlIDAt] = buffer[urlIDAt]! | (VISIT_UTM_FLAG >> 8);
+  next = writeOptionalText(buffer, next, utm.utmSource);
+  next = writeOptionalText(buffer, next, utm.utmMedium);
+  return writeOptionalText(buffer, next, utm.utmCampaign);
 }
 
 /**
@@ -115,9 +152,10 @@ export function appendVisit(
   ip: string,
   userAgent: string,
   referrer: string | null,
+  utm?: VisitUtm,
 ): number {
   ids.copy(buffer, at, idAt, idAt + VISIT_ID_BYTES);
-  return writeFields(buffer, at + VISIT_ID_BYTES, timestamp, urlID, ip, userAgent, referrer);
+  return writeFields(buffer, at + VISIT_ID_BYTES, timestamp, urlID, ip, userAgent, referrer, utm);
 }
 
 /**
@@ -139,17 +177,36 @@ export interface EncodedVisits {
  * bytes); -1 when it runs past `end` (a torn last write).
  */
 export function encodedVisitEnd(bytes: Buffer, at: number, end = bytes.length): number {
-  let next = at + VISIT_ID_BYTES + 8;
-  for (let text = 0; text < 4; text++) {
-    if (next + 2 > end) return -1;
+  return encodedVisitTexts(bytes, at, end).end;
+}
+
+/**
+ * Where the event written at `at` ends (`end`), and where its fields the release before the
+ * campaign fields reads end (`plainEnd`: its end, unless it has campaign fields); -1 for
+ * both when it runs past `limit`.
+ */
+export function encodedVisitTexts(
+  bytes: Buffer,
+  at: number,
+  limit = bytes.length,
+): { end: number; plainEnd: number } {
+  const torn = { end: -1, plainEnd: -1 };
+  let next = at + URL_ID_AT;
+  if (next + 2 > limit) return torn;
+  const texts = bytes.readUInt16BE(next) & VISIT_UTM_FLAG ? 7 : 4;
+  let plainEnd = -1;
+  for (let text = 0; text < texts; text++) {
+    if (next + 2 > limit) return torn;
     const length = bytes.readUInt16BE(next);
-    next += 2 + (length === VISIT_NULL_TEXT ? 0 : length);
+    next += 2 + (length === VISIT_NULL_TEXT ? 0 : text === 0 ? length & ~VISIT_UTM_FLAG : length);
+    if (text === 3) plainEnd = next;
   }
-  return next <= end ? next : -1;
+  return next <= limit ? { end: next, plainEnd } : torn;
 }
 
 /** The urlID of the event written at `at` (a short code: ASCII). */
 export function encodedVisitUrlID(bytes: Buffer, at: number): string {
-  const start = at + VISIT_ID_BYTES + 8;
-  return bytes.toString('latin1', start + 2, start + 2 + bytes.readUInt16BE(start));
+  const start = at + URL_ID_AT;
+  const length = bytes.readUInt16BE(start) & ~VISIT_UTM_FLAG;
+  return bytes.toString('latin1', start + 2, start + 2 + length);
 }

@@ -1,5 +1,6 @@
 // The packed record: building one from visits, and reading one back without its schema check.
 import type { VisitEvent, VisitFields } from './visits';
+import { readUtmTexts, visitUtmEntry } from './visit-utm';
 import {
   readUuid,
   visitBytesBound,
@@ -10,6 +11,8 @@ import {
   VISIT_RECORD_MAX_BYTES,
   VISIT_RECORD_MAX_EVENTS,
   VISIT_RECORD_VERSION,
+  VISIT_UTM_FLAG,
+  encodedVisitTexts,
   writeFields,
   writeUuid,
   type EncodedVisits,
@@ -35,6 +38,9 @@ export class VisitRecordBuilder {
   private readonly capacity: number;
   private offset = VISIT_RECORD_HEADER_BYTES;
   private events = 0;
+  /** The utm header's entries (addPlain), and their bytes with a comma each. */
+  private readonly utm: string[] = [];
+  private utmBytes = 0;
 
   /**
    * `space`: the most bytes the record may take, or a buffer to build it in (kept by the
@@ -51,7 +57,7 @@ export class VisitRecordBuilder {
 
   /** Adds an event; false when it does not fit (this record is full: finish it). */
   add(event: VisitEvent): boolean {
-    const bound = visitBytesBound(event.urlID, event.ip, event.userAgent, event.referrer);
+    const bound = visitBytesBound(event.urlID, event.ip, event.userAgent, event.referrer, event);
     if (!this.room(bound)) return false;
     if (!writeUuid(this.buffer, this.offset, event.id))
       throw new TypeError('visit event id is not a UUID');
@@ -63,6 +69,7 @@ export class VisitRecordBuilder {
       event.ip,
       event.userAgent,
       event.referrer,
+      event,
     );
     this.events++;
     return true;
@@ -76,6 +83,32 @@ export class VisitRecordBuilder {
     return true;
   }
 
+  /**
+   * Adds an event already encoded at `start` in the layout every reader of the release before
+   * reads: its campaign fields, if any, go to the record's utm header (utmHeader) instead of
+   * its bytes, and count in the record's room. False when it does not fit.
+   */
+  addPlain(bytes: Buffer, start: number): boolean {
+    const { end, plainEnd } = encodedVisitTexts(bytes, start);
+    if (end === plainEnd) return this.addEncoded(bytes, start, end);
+    const entry = visitUtmEntry(this.events, readUtmTexts(bytes, plainEnd));
+    const entryBytes = Buffer.byteLength(entry);
+    // Its bytes, its entry and a comma; the header's brackets.
+    if (!this.room(plainEnd - start + entryBytes + 2)) return false;
+    const urlIDAt = this.offset + VISIT_ID_BYTES + 8;
+    this.offset += bytes.copy(this.buffer, this.offset, start, plainEnd);
+    this.buffer[urlIDAt] = this.buffer[urlIDAt]! & ~(VISIT_UTM_FLAG >> 8);
+    this.utm.push(entry);
+    this.utmBytes += entryBytes + 1;
+    this.events++;
+    return true;
+  }
+
+  /** The record's utm header (visit-utm.ts), when an event added by addPlain had any. */
+  get utmHeader(): string | undefined {
+    return this.utm.length === 0 ? undefined : `[${this.utm.join(',')}]`;
+  }
+
   /** The record, in a buffer of its own size; the builder is spent. */
   finish(): Buffer {
     if (this.events === 0) throw new RangeError('an empty visit record');
@@ -86,7 +119,11 @@ export class VisitRecordBuilder {
   }
 
   private room(bytes: number): boolean {
-    if (this.events < VISIT_RECORD_MAX_EVENTS && this.offset + bytes <= this.capacity) return true;
+    if (
+      this.events < VISIT_RECORD_MAX_EVENTS &&
+      this.offset + this.utmBytes + bytes <= this.capacity
+    )
+      return true;
     if (this.events === 0) throw new RangeError('a visit event larger than a record');
     return false;
   }
@@ -131,9 +168,14 @@ export function readVisitRecord(raw: Buffer): VisitRecordRead {
     return { ok: false, reason: `oversized record: ${count} events` };
   const events: RecordedVisit[] = [];
   let at = VISIT_RECORD_HEADER_BYTES;
-  const text = (): string | null | undefined => {
+  let flagged = false;
+  const text = (urlID = false): string | null | undefined => {
     if (at + 2 > raw.length) return undefined;
-    const length = raw.readUInt16BE(at);
+    let length = raw.readUInt16BE(at);
+    if (urlID && length !== VISIT_NULL_TEXT && (length & VISIT_UTM_FLAG) !== 0) {
+      flagged = true;
+      length &= ~VISIT_UTM_FLAG;
+    }
     at += 2;
     if (length === VISIT_NULL_TEXT) return null;
     if (at + length > raw.length) return undefined;
@@ -150,7 +192,8 @@ export function readVisitRecord(raw: Buffer): VisitRecordRead {
     const id = readUuid(raw, at);
     const timestamp = raw.readDoubleBE(at + 16);
     at += 24;
-    const urlID = text();
+    flagged = false;
+    const urlID = text(true);
     const ip = text();
     const userAgent = text();
     const referrer = text();
@@ -158,7 +201,18 @@ export function readVisitRecord(raw: Buffer): VisitRecordRead {
       return urlID === null || ip === null || userAgent === null
         ? { ok: false, reason: `event ${index + 1} of ${count}: null text where text is required` }
         : truncated;
-    events.push({ id, urlID, timestamp, ip, userAgent, referrer });
+    const event: RecordedVisit = { id, urlID, timestamp, ip, userAgent, referrer };
+    if (flagged) {
+      const utmSource = text();
+      const utmMedium = text();
+      const utmCampaign = text();
+      if (utmSource === undefined || utmMedium === undefined || utmCampaign === undefined)
+        return truncated;
+      if (utmSource !== null) event.utmSource = utmSource;
+      if (utmMedium !== null) event.utmMedium = utmMedium;
+      if (utmCampaign !== null) event.utmCampaign = utmCampaign;
+    }
+    events.push(event);
   }
   if (at !== raw.length)
     return { ok: false, reason: `${raw.length - at} stray bytes after event ${count}` };

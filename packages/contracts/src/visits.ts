@@ -27,8 +27,39 @@ export function isStorableText(value: string, min: number, max: number): boolean
 }
 
 /** The longest text of each field an event may carry, in UTF-16 units. */
-export const VISIT_TEXT_MAX = { ip: 64, userAgent: 1024, referrer: 2048 } as const;
-const { ip: IP_MAX, userAgent: USER_AGENT_MAX, referrer: REFERRER_MAX } = VISIT_TEXT_MAX;
+export const VISIT_TEXT_MAX = { ip: 64, userAgent: 1024, referrer: 2048, utm: 100 } as const;
+const {
+  ip: IP_MAX,
+  userAgent: USER_AGENT_MAX,
+  referrer: REFERRER_MAX,
+  utm: UTM_MAX,
+} = VISIT_TEXT_MAX;
+
+/** The campaign parameters a visit may carry, as the short link's query string named them. */
+export const UTM_PARAMETERS = ['utm_source', 'utm_medium', 'utm_campaign'] as const;
+export type UtmParameter = (typeof UTM_PARAMETERS)[number];
+/** A visit's campaign fields (absent when the request named none). */
+export const UTM_FIELDS = ['utmSource', 'utmMedium', 'utmCampaign'] as const;
+export type UtmField = (typeof UTM_FIELDS)[number];
+export type VisitUtm = Partial<Record<UtmField, string>>;
+
+// C0 and C1 controls, and DEL.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A campaign parameter as a visit keeps it: control characters dropped, cut to
+ * VISIT_TEXT_MAX.utm (never inside a surrogate pair), trimmed; undefined when nothing is left.
+ */
+export function utmValue(raw: string | null | undefined): string | undefined {
+  if (raw === null || raw === undefined || raw === '') return undefined;
+  let value = raw.replace(CONTROL, '').trim();
+  if (value.length > UTM_MAX) {
+    const cut = value.charCodeAt(UTM_MAX - 1);
+    value = value.slice(0, cut >= 0xd800 && cut <= 0xdbff ? UTM_MAX - 1 : UTM_MAX).trimEnd();
+  }
+  return value === '' || LONE_SURROGATE.test(value) ? undefined : value;
+}
 
 /**
  * One GET redirect, as the redirect service publishes it to Kafka (keyed by urlID) and the
@@ -43,6 +74,10 @@ export const visitEventSchema = z.object({
   ip: storableText().min(1).max(IP_MAX),
   userAgent: storableText().max(USER_AGENT_MAX),
   referrer: storableText().max(REFERRER_MAX).nullable(),
+  /** The short link's utm_source, utm_medium, utm_campaign, when its request named them. */
+  utmSource: storableText().min(1).max(UTM_MAX).optional(),
+  utmMedium: storableText().min(1).max(UTM_MAX).optional(),
+  utmCampaign: storableText().min(1).max(UTM_MAX).optional(),
 });
 export type VisitEvent = z.infer<typeof visitEventSchema>;
 /** An event's fields, as a packed record carries them (its format version stands for the schema's). */
@@ -69,7 +104,10 @@ function isPlainlyValid(event: VisitFields): boolean {
     event.timestamp > 0 &&
     isStorableText(event.ip, 1, IP_MAX) &&
     isStorableText(event.userAgent, 0, USER_AGENT_MAX) &&
-    (event.referrer === null || isStorableText(event.referrer, 0, REFERRER_MAX))
+    (event.referrer === null || isStorableText(event.referrer, 0, REFERRER_MAX)) &&
+    (event.utmSource === undefined || isStorableText(event.utmSource, 1, UTM_MAX)) &&
+    (event.utmMedium === undefined || isStorableText(event.utmMedium, 1, UTM_MAX)) &&
+    (event.utmCampaign === undefined || isStorableText(event.utmCampaign, 1, UTM_MAX))
   );
 }
 
@@ -94,18 +132,19 @@ export function checkVisitEvent(value: unknown): VisitEventParse {
 export function checkVisitFields(fields: VisitFields): VisitEventParse {
   if (isPlainlyValid(fields)) {
     const { id, urlID, timestamp, ip, userAgent, referrer } = fields;
-    return {
-      ok: true,
-      event: {
-        schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
-        id,
-        urlID,
-        timestamp,
-        ip,
-        userAgent,
-        referrer,
-      },
+    const event: VisitEvent = {
+      schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+      id,
+      urlID,
+      timestamp,
+      ip,
+      userAgent,
+      referrer,
     };
+    if (fields.utmSource !== undefined) event.utmSource = fields.utmSource;
+    if (fields.utmMedium !== undefined) event.utmMedium = fields.utmMedium;
+    if (fields.utmCampaign !== undefined) event.utmCampaign = fields.utmCampaign;
+    return { ok: true, event };
   }
   return checkVisitEvent({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...fields });
 }

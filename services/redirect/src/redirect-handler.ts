@@ -26,6 +26,7 @@ import {
   WRONG_PASSWORD_PAGE,
 } from './password-page';
 import type { VisitQueue } from './visit-queue';
+import { visitUtmOf } from './visit-utm';
 
 // Fixed pages: nothing from the request is ever echoed into them.
 const NOT_FOUND_PAGE = page('Link not found', 'This short link does not exist or has expired.');
@@ -141,6 +142,7 @@ export function createRedirectHandler(deps: RedirectDeps) {
       headers['user-agent'] ?? '',
       headers.referer || null,
       trace,
+      visitUtmOf(req.url),
     );
   }
   // Chosen once: a visit is traced only when tracing is on.

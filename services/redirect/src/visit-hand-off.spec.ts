@@ -73,6 +73,13 @@ describe('handOffBatches', () => {
     for (const batch of batches) expect(visitHandOffSchema.safeParse(batch).success).toBe(true);
   });
 
+  it("hands off each visit's campaign fields with it", () => {
+    const tagged = { ...visit(1), utmSource: 'news', utmCampaign: 'spring' };
+    const [batch] = [...handOffBatches([encodeVisits([visit(0), tagged])], () => undefined)];
+    expect(batch!.visits).toEqual([visit(0), tagged]);
+    expect(visitHandOffSchema.parse(batch).visits[1]).toEqual(tagged);
+  });
+
   it('keeps each body within VISIT_HAND_OFF_MAX_BYTES', () => {
     const agent = 'x'.repeat(1024);
     const runs = [0, 250, 500, 750].map((from) => runOf(from, from + 250, agent));

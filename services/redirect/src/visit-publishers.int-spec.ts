@@ -7,6 +7,7 @@ import {
   decodeVisits,
   readVisitTraces,
   VISIT_TRACES_HEADER,
+  VISIT_UTM_HEADER,
   type RecordedVisit,
   type VisitEvent,
   type VisitTrace,
@@ -33,6 +34,9 @@ interface Received {
   events: RecordedVisit[];
   /** What its trace header holds (none without one). */
   traces: VisitTrace[];
+  /** The record's events as a reader of its value alone (the release before) reads them. */
+  plain: RecordedVisit[];
+  hasUtmHeader: boolean;
 }
 
 describe('KafkaVisitPublisher', () => {
@@ -63,11 +67,15 @@ describe('KafkaVisitPublisher', () => {
     await consumer.run({
       eachMessage: ({ partition, message }) => {
         // A record's events; none for anything else (the keyed one-event probes below).
-        const read = decodeVisits(message.value);
+        const utm = message.headers?.[VISIT_UTM_HEADER];
+        const read = decodeVisits(message.value, utm);
+        const plain = decodeVisits(message.value);
         received.push({
           partition,
           events: read.ok ? (read.recorded ?? []) : [],
           traces: readVisitTraces(message.headers?.[VISIT_TRACES_HEADER]),
+          plain: plain.ok ? (plain.recorded ?? []) : [],
+          hasUtmHeader: utm !== undefined,
         });
         return Promise.resolve();
       },
@@ -188,6 +196,45 @@ describe('KafkaVisitPublisher', () => {
       expect(record.traces).toEqual(expected);
     }
     expect(got.flatMap((record) => record.traces)).toHaveLength(traceOf.size);
+  });
+
+  it("keeps visits' campaign fields out of the value, in the record's utm header: the release before reads every visit", async () => {
+    const codes = Array.from({ length: 4 }, newCode);
+    const events: VisitEvent[] = Array.from({ length: 200 }, (_, index) => ({
+      schemaVersion: VISIT_EVENT_SCHEMA_VERSION,
+      id: randomUUID(),
+      urlID: codes[index % codes.length]!,
+      timestamp: 1_764_000_000_000 + index,
+      ip: '203.0.113.9',
+      userAgent: 'Mozilla/5.0',
+      referrer: null,
+      ...(index % 2 === 0
+        ? { utmSource: `source ${index}`, utmMedium: 'email', utmCampaign: 'spring 🌷' }
+        : {}),
+    }));
+    const publisher = new KafkaVisitPublisher(producer, () => PARTITIONS, {
+      topic: TOPIC,
+      recordBytes: 2 * 1024,
+    });
+    await publisher.publish([encodeVisits(events)]);
+
+    const ours = () => received.filter((record) => codes.includes(record.plain[0]?.urlID ?? ''));
+    const got = await waitFor(
+      () => ours().reduce((sum, record) => sum + record.plain.length, 0) === 200 && ours(),
+      { what: 'every tagged visit received', timeoutMs: 30_000 },
+    );
+    expect(got.length).toBeGreaterThan(PARTITIONS);
+    const byId = new Map(events.map((event) => [event.id, event]));
+    for (const record of got) {
+      // Every visit read from the value alone, without its campaign fields...
+      expect(record.events).toHaveLength(record.plain.length);
+      for (const event of record.plain) expect(event).not.toHaveProperty('utmSource');
+      // ...and whole with the header.
+      for (const event of record.events) {
+        expect({ schemaVersion: VISIT_EVENT_SCHEMA_VERSION, ...event }).toEqual(byId.get(event.id));
+      }
+      expect(record.hasUtmHeader).toBe(record.events.some((event) => 'utmSource' in event));
+    }
   });
 
   it('refuses to publish before it knows how many partitions there are (the queue keeps the visits)', async () => {

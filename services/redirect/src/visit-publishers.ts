@@ -6,6 +6,7 @@ import {
   encodeVisitTraces,
   VISIT_TRACES_HEADER,
   VISIT_TRACES_MAX,
+  VISIT_UTM_HEADER,
   VISITS_TOPIC,
   VisitRecordBuilder,
   type EncodedVisits,
@@ -81,17 +82,17 @@ export class KafkaVisitPublisher implements VisitPublisher {
     const finish = (partition: number, record: VisitRecordBuilder): void => {
       const traces = openTraces.get(partition);
       openTraces.delete(partition);
-      messages.push(
-        traces === undefined
-          ? { partition, value: record.finish() }
-          : {
-              partition,
-              value: record.finish(),
-              headers: { [VISIT_TRACES_HEADER]: encodeVisitTraces(traces) },
-            },
-      );
+      const utm = record.utmHeader;
+      const message: Message = { partition, value: record.finish() };
+      if (traces !== undefined || utm !== undefined) {
+        message.headers = {};
+        if (traces !== undefined) message.headers[VISIT_TRACES_HEADER] = encodeVisitTraces(traces);
+        if (utm !== undefined) message.headers[VISIT_UTM_HEADER] = utm;
+      }
+      messages.push(message);
     };
-    // Each visit's bytes go, as they are, into a record of its link's partition.
+    // Each visit's bytes go, as they are, into a record of its link's partition (its campaign
+    // fields, if any, into the record's utm header: the release before reads only the value).
     let sliceEnd = performance.now() + SLICE_MS;
     for (const { bytes, count, traces } of batch) {
       let at = 0;
@@ -99,11 +100,11 @@ export class KafkaVisitPublisher implements VisitPublisher {
         const end = encodedVisitEnd(bytes, at);
         const partition = partitionOf(encodedVisitUrlID(bytes, at));
         let record = open.get(partition);
-        if (record === undefined || !record.addEncoded(bytes, at, end)) {
+        if (record === undefined || !record.addPlain(bytes, at)) {
           if (record !== undefined) finish(partition, record);
           record = new VisitRecordBuilder(this.scratch(partition));
           open.set(partition, record);
-          record.addEncoded(bytes, at, end);
+          record.addPlain(bytes, at);
         }
         const trace = traces?.[index];
         if (trace !== undefined) {

@@ -10,6 +10,7 @@ import {
   visitBytesBound,
   type EncodedVisits,
   type VisitTrace,
+  type VisitUtm,
 } from '@shortener/contracts';
 
 /**
@@ -161,6 +162,7 @@ export class VisitQueue {
   /**
    * Queues a visit with a new id; `timestamp` in whole milliseconds since the epoch. `trace`:
    * the redirect request's span, when it is traced (it travels with the visit to Kafka).
+   * `utm`: the request's campaign fields (visitUtmOf), written in the visit's bytes.
    */
   push(
     urlID: string,
@@ -169,6 +171,7 @@ export class VisitQueue {
     userAgent: string,
     referrer: string | null,
     trace?: VisitTrace,
+    utm?: VisitUtm,
   ): void {
     if (this.depth >= this.options.maxSize) {
       this.count('dropped', 1);
@@ -180,7 +183,9 @@ export class VisitQueue {
       referrer !== null && referrer.length > MAX_REFERRER
         ? referrer.slice(0, MAX_REFERRER)
         : referrer;
-    if (this.chunkEnd + visitBytesBound(urlID, ip, agent, from) > CHUNK_BYTES) this.setAside();
+    if (this.chunkEnd + visitBytesBound(urlID, ip, agent, from, utm) > CHUNK_BYTES) {
+      this.setAside();
+    }
     if (trace !== undefined) (this.chunkTraces ??= [])[this.chunkCount] = trace;
     this.chunkEnd = appendVisit(
       this.chunk,
@@ -192,6 +197,7 @@ export class VisitQueue {
       ip,
       agent,
       from,
+      utm,
     );
     this.chunkCount++;
     // A run never holds more than a batch.

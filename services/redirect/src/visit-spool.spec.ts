@@ -83,6 +83,30 @@ describe('VisitSpool', () => {
     await queue.drain(10);
   });
 
+  it("keeps each visit's campaign fields through a crash", async () => {
+    const { queue } = queueOn(new HeldPublisher());
+    for (let n = 0; n < 150; n++) {
+      const utm = n % 3 === 0 ? { utmSource: `s${n}`, utmCampaign: 'spring 🌷' } : undefined;
+      queue.push('abcdefg', EPOCH + n, '127.0.0.1', 'agent', null, undefined, utm);
+    }
+    queue.spoolNow();
+    const { recovered } = VisitSpool.open(dir, options);
+    const visits = recovered.flatMap((run) => {
+      const read = decodeVisits(visitRecordOf(run));
+      if (!read.ok) throw new Error(read.reason);
+      return read.events;
+    });
+    expect(visits).toHaveLength(150);
+    for (const [n, visit] of visits.entries()) {
+      expect(
+        visit.ok && [visit.event.utmSource, visit.event.utmMedium, visit.event.utmCampaign],
+      ).toEqual(
+        n % 3 === 0 ? [`s${n}`, undefined, 'spring 🌷'] : [undefined, undefined, undefined],
+      );
+    }
+    await queue.drain(10);
+  });
+
   it('writes nothing a turn has not queued, and only once', () => {
     const { queue } = queueOn(new HeldPublisher());
     push(queue, 1);

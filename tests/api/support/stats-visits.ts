@@ -8,7 +8,8 @@ export const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.go
 export const CONSOLE =
   'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)';
 /** The first line of a link's CSV export. */
-export const CSV_HEADER = 'time,ip,country,platform,browser,device,referrer,bot';
+export const CSV_HEADER =
+  'time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign';
 
 /**
  * A visit of a short link from this address (the stack trusts loopback's X-Forwarded-For),

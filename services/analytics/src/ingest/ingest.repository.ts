@@ -44,6 +44,10 @@ export interface VisitRow {
   referrerHost: string;
   /** The day's keyed hash of the visitor's (IP, User-Agent): unique visitors. */
   visitor: Buffer;
+  /** The short link's utm_source, utm_medium, utm_campaign, when its request named them. */
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
 }
 
 export interface StoreOutcome {
@@ -65,8 +69,9 @@ const INSERT_VISITS = `
   WITH rows AS (
     SELECT * FROM unnest(
       $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::text[], $6::text[],
-      $7::text[], $8::boolean[], $9::text[], $10::text[]
-    ) AS t(id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+      $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[]
+    ) AS t(id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country,
+           utm_source, utm_medium, utm_campaign)
   ),
   fresh AS (
     INSERT INTO analytics.visit_ids (id) SELECT id FROM rows ON CONFLICT (id) DO NOTHING
@@ -74,11 +79,12 @@ const INSERT_VISITS = `
   ),
   added AS (
     INSERT INTO analytics.visits
-      (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+      (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country,
+       utm_source, utm_medium, utm_campaign)
     SELECT rows.* FROM rows JOIN fresh USING (id)
     RETURNING id
   )
-  SELECT count(*)::int AS added, CASE WHEN count(*) < $11::int THEN array_agg(id::text) END AS ids
+  SELECT count(*)::int AS added, CASE WHEN count(*) < $14::int THEN array_agg(id::text) END AS ids
   FROM added`;
 
 /** INSERT_VISITS's parameters for a chunk of rows. */
@@ -94,6 +100,9 @@ function visitParameters(piece: readonly VisitRow[]): unknown[] {
     boolArray(piece, (row) => row.bot),
     textArray(piece, (row) => row.device),
     textArray(piece, (row) => row.country),
+    textArray(piece, (row) => row.utmSource ?? null),
+    textArray(piece, (row) => row.utmMedium ?? null),
+    textArray(piece, (row) => row.utmCampaign ?? null),
     piece.length,
   ];
 }

@@ -137,6 +137,9 @@ describe('IngestService.ingest', () => {
       bot: true,
       // Reduced to its host, as the stats count it.
       referrer: 'example.com',
+      utmSource: null,
+      utmMedium: null,
+      utmCampaign: null,
     });
   });
 

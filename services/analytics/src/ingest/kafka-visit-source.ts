@@ -4,7 +4,7 @@ import type { Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import { retryForever, type Adapter } from '@shortener/chassis';
 import { createKafka } from '@shortener/chassis-kafka';
 import type { AnalyticsConfig } from '../config';
-import { readVisitTraces, VISIT_TRACES_HEADER } from '@shortener/contracts';
+import { readVisitTraces, VISIT_TRACES_HEADER, VISIT_UTM_HEADER } from '@shortener/contracts';
 import { inLinkedSpan } from '@shortener/telemetry';
 import { ConsumerLagReader } from './consumer-lag';
 import {
@@ -213,7 +213,11 @@ export class KafkaVisitSource implements VisitSource {
       name: 'database',
       run: async () => {
         plan = await sink.prepare(
-          batch.messages.map((message) => ({ value: message.value, origin: message })),
+          batch.messages.map((message) => ({
+            value: message.value,
+            origin: message,
+            utm: message.headers?.[VISIT_UTM_HEADER],
+          })),
         );
       },
     };

@@ -70,8 +70,40 @@ describe('planBatch', () => {
         // From the address as given, before it is masked for storing.
         country: 'ZZ',
         referrerHost: 'example.com',
+        utmSource: null,
+        utmMedium: null,
+        utmCampaign: null,
         visitor: Buffer.from('2026-11-23|203.0.113.9|ua'),
       },
+    ]);
+  });
+
+  it("keeps a visit's campaign fields, from its JSON or from its record's utm header", () => {
+    const json = event({ utmSource: 'news', utmCampaign: 'spring' });
+    const [plain, tagged] = [event(), event()];
+    const record = {
+      ...message(null),
+      value: encodeVisitRecord([plain, tagged]),
+    };
+    const header = JSON.stringify([[1, 'x', 'y', 'z']]);
+    const plan = planBatch(
+      [
+        ...fromKafka([message(JSON.stringify(json))]),
+        { value: record.value, origin: record, utm: Buffer.from(header) },
+      ],
+      enrich,
+    );
+    expect(plan.rejected).toEqual([]);
+    expect(
+      plan.visits.map(({ utmSource, utmMedium, utmCampaign }) => [
+        utmSource,
+        utmMedium,
+        utmCampaign,
+      ]),
+    ).toEqual([
+      ['news', null, 'spring'],
+      [null, null, null],
+      ['x', 'y', 'z'],
     ]);
   });
 

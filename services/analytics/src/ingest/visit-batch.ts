@@ -16,6 +16,8 @@ import type { ParsedUserAgent } from '@shortener/visitor';
 export interface Incoming<Origin> {
   value: Buffer | null;
   origin: Origin;
+  /** The record's utm header (its visits' campaign fields), when it came with one. */
+  utm?: unknown;
 }
 
 /** One of the events of a packed record (see @shortener/contracts' visit-record). */
@@ -141,7 +143,7 @@ class BatchParser<Origin> {
 
   /** Reads one message; answers how many events it held. */
   add(item: Incoming<Origin>): number {
-    const message = decodeVisits(item.value);
+    const message = decodeVisits(item.value, item.utm);
     if (!message.ok) {
       this.rejected.push({ origin: item.origin, reason: message.reason });
       return 1;
@@ -259,6 +261,9 @@ class EventPlanner {
       device,
       country: enrich.country(event.ip),
       referrerHost: referrerHost(event.referrer),
+      utmSource: event.utmSource ?? null,
+      utmMedium: event.utmMedium ?? null,
+      utmCampaign: event.utmCampaign ?? null,
       visitor: enrich.visitor(utcDay(event.timestamp), event.ip, event.userAgent),
     });
   }

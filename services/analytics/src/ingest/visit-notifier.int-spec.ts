@@ -92,6 +92,9 @@ describe('live visit notices', () => {
         device: 'desktop',
         bot: false,
         referrer: null,
+        utmSource: null,
+        utmMedium: null,
+        utmCampaign: null,
       });
       // Notices go out in order, so the unwatched link's would have come before the last one.
       expect(published).toEqual([storedVisitsChannel(watched), storedVisitsChannel(watched)]);

@@ -29,6 +29,9 @@ function liveVisit(row: VisitRow): LiveVisit {
     device: row.device as LiveVisit['device'],
     bot: row.bot,
     referrer: row.referrerHost === DIRECT_REFERRER ? null : row.referrerHost,
+    utmSource: row.utmSource ?? null,
+    utmMedium: row.utmMedium ?? null,
+    utmCampaign: row.utmCampaign ?? null,
   };
 }
 

@@ -67,6 +67,9 @@ export class StatsController {
             row.device,
             row.referrer ?? '',
             String(row.bot),
+            row.utm_source ?? '',
+            row.utm_medium ?? '',
+            row.utm_campaign ?? '',
           ]);
         }
         if (chunk !== '') await write(chunk);

@@ -405,7 +405,12 @@ describe('analytics stats', () => {
   it('exports every visit as CSV that a CSV parser reads back, formula-safe', async () => {
     const code = newCode();
     const visits = [
-      event(code, { ip: '8.8.8.8', referrer: '=HYPERLINK("http://evil.example","x")' }),
+      event(code, {
+        ip: '8.8.8.8',
+        referrer: '=HYPERLINK("http://evil.example","x")',
+        utmSource: '@SUM(1+1)',
+        utmCampaign: 'spring, "sale"',
+      }),
       event(code, { ip: '1.1.1.1', userAgent: GOOGLEBOT, referrer: 'https://a.example/,b' }),
     ];
     await produce(visits);
@@ -425,6 +430,9 @@ describe('analytics stats', () => {
       device: 'desktop',
       referrer: `'=HYPERLINK("http://evil.example","x")`,
       bot: 'false',
+      utm_source: "'@SUM(1+1)",
+      utm_medium: '',
+      utm_campaign: 'spring, "sale"',
     });
     expect(byIp.get('1.1.1.1')).toMatchObject({
       country: 'AU',
@@ -467,7 +475,9 @@ describe('analytics stats', () => {
 
   it('answers a link with no visits with the header only, and bad input with 400', async () => {
     const empty = await csv(newCode());
-    expect(await empty.text()).toBe('time,ip,country,platform,browser,device,referrer,bot\r\n');
+    expect(await empty.text()).toBe(
+      'time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign\r\n',
+    );
     const nothing = await stats(newCode(), '?range=30d');
     expect(nothing.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
     expect(nothing.body.series).toHaveLength(30);
@@ -487,7 +497,7 @@ describe('analytics stats', () => {
     expect(after.body.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
     expect(after.body.countries).toEqual([]);
     expect(await (await csv(code)).text()).toBe(
-      'time,ip,country,platform,browser,device,referrer,bot\r\n',
+      'time,ip,country,platform,browser,device,referrer,bot,utm_source,utm_medium,utm_campaign\r\n',
     );
   });
 

@@ -19,6 +19,9 @@ interface ExportedVisit {
   device: string;
   referrer: string | null;
   bot: boolean;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
 }
 
 /**
@@ -113,7 +116,8 @@ export class StatsRepository {
     limit: number,
     filter: VisitFilter | null = null,
   ): Promise<ExportedVisit[]> {
-    const columns = `id, created_at, ip_address, country, platform, browser, device, referrer, bot`;
+    const columns = `id, created_at, ip_address, country, platform, browser, device, referrer, bot,
+      utm_source, utm_medium, utm_campaign`;
     const params: unknown[] = [code, limit];
     let where = 'url_id = $1';
     if (after) {

@@ -8,6 +8,9 @@ const COLUMNS = {
   device: 'device',
   browser: 'browser',
   os: 'platform',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
 } as const;
 
 /** The stored referrers a referrer filter matches: these texts, and no referrer when `none`. */

@@ -19,6 +19,9 @@ interface VisitRecord {
   browser: string;
   bot: boolean;
   referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
 }
 
 /** The visits' read side: a link's visits page by page, and visit counts. */
@@ -46,7 +49,9 @@ export class VisitsRepository {
     }
     where += filter?.sql(params) ?? '';
     const rows: VisitRecord[] = await db.query(
-      `SELECT id, created_at, ip_address, platform, browser, bot, referrer FROM analytics.visits
+      `SELECT id, created_at, ip_address, platform, browser, bot, referrer,
+              utm_source, utm_medium, utm_campaign
+       FROM analytics.visits
        WHERE ${where}
        ORDER BY created_at DESC, id DESC LIMIT $2`,
       params,
@@ -59,6 +64,9 @@ export class VisitsRepository {
         ipAddress: row.ip_address,
         bot: row.bot,
         referrer: visitReferrer(row.referrer),
+        utmSource: row.utm_source,
+        utmMedium: row.utm_medium,
+        utmCampaign: row.utm_campaign,
       },
       cursor: { createdAt: row.created_at, id: row.id },
     }));

@@ -412,12 +412,16 @@ describe('the OpenAPI description', () => {
           enum: ['desktop', 'mobile', 'tablet', 'bot', 'other'],
         }) as unknown,
       }),
-      ...['browser', 'os', 'referrer'].map((name): unknown =>
-        expect.objectContaining({
-          name,
-          required: false,
-          schema: expect.objectContaining({ minLength: 1, maxLength: STATS_FILTER_MAX }) as unknown,
-        }),
+      ...['browser', 'os', 'referrer', 'utm_source', 'utm_medium', 'utm_campaign'].map(
+        (name): unknown =>
+          expect.objectContaining({
+            name,
+            required: false,
+            schema: expect.objectContaining({
+              minLength: 1,
+              maxLength: STATS_FILTER_MAX,
+            }) as unknown,
+          }),
       ),
     ];
     const queryOf = (route: string) =>

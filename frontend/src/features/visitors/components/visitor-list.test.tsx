@@ -44,6 +44,23 @@ describe('Visitors of a link', () => {
     expect(from(odd!)?.textContent).toBe('Unknown');
   });
 
+  it('shows the campaign a visit named (utm_source / utm_medium / utm_campaign), none without', async () => {
+    mockFetch(() =>
+      jsonResponse(200, [
+        aVisit('tagged', { utmSource: 'news', utmMedium: 'email', utmCampaign: 'spring' }),
+        aVisit('partly', { utmSource: 'news', utmMedium: null, utmCampaign: null }),
+        aVisit('plain', { utmSource: null, utmMedium: null, utmCampaign: null }),
+      ]),
+    );
+    openDetail();
+    const [tagged, partly, plain] = await visitorList().findAllByRole('listitem');
+    const campaign = (item: HTMLElement) =>
+      within(item).queryByText('Campaign')?.nextElementSibling?.textContent;
+    expect(campaign(tagged!)).toBe('news / email / spring');
+    expect(campaign(partly!)).toBe('news');
+    expect(campaign(plain!)).toBeUndefined();
+  });
+
   it('still shows a visitors cache entry written before visits had a referrer', async () => {
     const fetchMock = mockFetch(() => jsonResponse(200, [aVisit('fetched')]));
     signIn();

@@ -121,6 +121,17 @@ function referrerText(referrer: Visit['referrer']): string {
   return referrer;
 }
 
+/**
+ * The campaign the visit's request named (its utm_source, utm_medium and utm_campaign, those
+ * it had, joined by ' / '), or undefined when it named none.
+ */
+function campaignText(visit: Visit): string | undefined {
+  const parts = [visit.utmSource, visit.utmMedium, visit.utmCampaign].filter(
+    (part): part is string => typeof part === 'string' && part !== '',
+  );
+  return parts.length === 0 ? undefined : parts.join(' / ');
+}
+
 /** A host that may wrap after each of its dots, rather than anywhere, in a narrow column. */
 function breakableHost(host: string): ReactNode {
   return host.split('.').map((label, index) => (
@@ -136,6 +147,7 @@ function breakableHost(host: string): ReactNode {
 }
 
 function VisitItem({ visit }: { visit: Visit }) {
+  const campaign = campaignText(visit);
   return (
     <li className={visit.bot ? 'visit visit--bot' : 'visit'}>
       <dl className="visit__fields">
@@ -161,6 +173,12 @@ function VisitItem({ visit }: { visit: Visit }) {
           <dt>From</dt>
           <dd>{breakableHost(referrerText(visit.referrer))}</dd>
         </div>
+        {campaign !== undefined && (
+          <div className="visit__campaign">
+            <dt>Campaign</dt>
+            <dd>{campaign}</dd>
+          </div>
+        )}
       </dl>
       {/* As the stats and the CSV count it (a crawler, a link preview, a script); beside the
           fields, whose values stay what SPEC names them. */}
