@@ -32,6 +32,7 @@ import {
 } from './domains';
 import { statsFiltersSchema } from './stats-queries';
 import { endpoint } from './internal-endpoint';
+import { accountStatsRequestSchema, accountStatsSchema, linkOwnersSchema } from './account-stats';
 
 export {
   internalPath,
@@ -216,6 +217,17 @@ export const internalApi = {
     route: '/internal/domains/:host/restore',
     answers: { 200: domainSchema, 404: internalErrorSchema },
   }),
+  /**
+   * Analytics learns who owns the links of a batch of visits it does not know yet (owners
+   * never change): deleted links too, made signed out with a null owner.
+   */
+  linkOwners: endpoint({
+    service: 'links',
+    method: 'POST',
+    route: '/internal/link-owners',
+    body: codesRequestSchema,
+    answers: { 200: linkOwnersSchema },
+  }),
   /** The redirect service finds any live link. */
   resolveLink: endpoint({
     service: 'links',
@@ -254,6 +266,17 @@ export const internalApi = {
     route: '/internal/stats/:code',
     query: linkStatsQuerySchema,
     answers: { 200: linkStatsSchema, 400: internalErrorSchema },
+  }),
+  /**
+   * The gateway reads the statistics of all the caller's links (the caller's identity is the
+   * account), of the visits the filters match; 400 for a filter refused.
+   */
+  accountStats: endpoint({
+    service: 'analytics',
+    method: 'GET',
+    route: '/internal/account-stats',
+    query: accountStatsRequestSchema,
+    answers: { 200: accountStatsSchema, 400: internalErrorSchema },
   }),
   /** The gateway streams every visit of a link (the filters match) as CSV, oldest first. */
   visitsCsv: endpoint({
