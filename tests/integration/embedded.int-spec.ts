@@ -96,6 +96,21 @@ describe('embedded mode', () => {
         await browser.fetch(`${app.url}/api/stats/${visited.url}?range=all`, { headers: XHR })
       ).json()) as { totals: { visits: number; humans: number; uniqueVisitors: number } };
       expect(stats.totals).toEqual({ visits: 1, humans: 1, bots: 0, uniqueVisitors: 1 });
+      // The account's analytics: the links service tells the owner in process.
+      const account = await waitFor(
+        async () => {
+          const response = await browser.fetch(`${app.url}/api/analytics?range=all`, {
+            headers: XHR,
+          });
+          const body = (await response.json()) as {
+            totals: { visits: number };
+            links: Array<{ urlID: string; visits: number }>;
+          };
+          return body.totals?.visits === 1 ? body : undefined;
+        },
+        { what: "the visit in the account's analytics" },
+      );
+      expect(account.links).toEqual([{ urlID: visited.url, visits: 1 }]);
       const user = (await (
         await browser.fetch(`${app.url}/api/user`, { headers: XHR })
       ).json()) as {

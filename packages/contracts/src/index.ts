@@ -39,5 +39,6 @@ export * from './page-routes';
 export * from './short-link-route';
 export * from './stats';
 export * from './stats-queries';
+export * from './account-stats';
 export * from './web-pages';
 export * from './page-cursor';

@@ -32,6 +32,7 @@ import {
 } from './domains';
 import { statsFiltersSchema } from './stats-queries';
 import { endpoint } from './internal-endpoint';
+import { accountStatsRequestSchema, accountStatsSchema, linkOwnersSchema } from './account-stats';
 
 export {
   internalPath,
@@ -254,6 +255,29 @@ export const internalApi = {
     route: '/internal/stats/:code',
     query: linkStatsQuerySchema,
     answers: { 200: linkStatsSchema, 400: internalErrorSchema },
+  }),
+  /**
+   * The links service tells who owns links (owners never change), each once it is made and
+   * again until told (an outbox column): analytics counts their visits in the owner's
+   * account from then, those stored before included. 400 for a body the schema refuses.
+   */
+  registerLinkOwners: endpoint({
+    service: 'analytics',
+    method: 'POST',
+    route: '/internal/link-owners',
+    body: linkOwnersSchema,
+    answers: { 204: noContentSchema, 400: internalErrorSchema },
+  }),
+  /**
+   * The gateway reads the statistics of all the caller's links (the caller's identity is the
+   * account), of the visits the filters match; 400 for a filter refused.
+   */
+  accountStats: endpoint({
+    service: 'analytics',
+    method: 'GET',
+    route: '/internal/account-stats',
+    query: accountStatsRequestSchema,
+    answers: { 200: accountStatsSchema, 400: internalErrorSchema },
   }),
   /** The gateway streams every visit of a link (the filters match) as CSV, oldest first. */
   visitsCsv: endpoint({

@@ -1,3 +1,4 @@
+import { analyticsApi } from './analytics';
 import { domainsApi } from './domains';
 import { keysApi } from './keys';
 import { linksApi } from './links';
@@ -18,6 +19,7 @@ export const publicApi = {
   ...userApi,
   ...linksApi,
   ...statsApi,
+  ...analyticsApi,
   ...keysApi,
   ...domainsApi,
 } as const satisfies Record<string, PublicRoute>;

@@ -13,6 +13,7 @@ import type { NamedSchema } from '../page-routes';
 import { apiKeysSchema, createdApiKeySchema, type ApiKeyScope } from '../api-keys';
 import { domainSchema, domainsSchema } from '../domains';
 import { linkStatsSchema, liveVisitSchema } from '../stats';
+import { accountStatsSchema } from '../account-stats';
 
 /** The value of X-Requested-With every call carries (the CSRF defence). */
 export const REQUESTED_WITH_VALUE = 'XMLHttpRequest';
@@ -65,6 +66,7 @@ export const PUBLIC_SCHEMAS = {
   deleteResponse: { name: 'DeleteResponse', schema: deleteResponseSchema },
   visitors: { name: 'Visitors', schema: visitorsResponseSchema },
   linkStats: { name: 'LinkStats', schema: linkStatsSchema },
+  accountStats: { name: 'AccountStats', schema: accountStatsSchema },
   liveVisit: { name: 'LiveVisit', schema: liveVisitSchema },
   bulkLinks: { name: 'BulkLinksResult', schema: bulkLinksResponseSchema },
   shortLink: { name: 'ShortLink', schema: shortLinkSchema },

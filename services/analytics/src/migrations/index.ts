@@ -3,6 +3,7 @@ import { VisitStats1764000000000 } from './1764000000000-visit-stats';
 import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
 import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
 import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
+import { AccountStats1796700000000 } from './1796700000000-account-stats';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -14,4 +15,5 @@ export const analyticsMigrations = [
   AliasCodes1796100000000,
   PartitionVisits1796200000000,
   VisitUtm1796350000000,
+  AccountStats1796700000000,
 ];

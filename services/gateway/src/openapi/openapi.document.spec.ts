@@ -74,12 +74,13 @@ describe('the OpenAPI description', () => {
     expect(validate(broken).valid).toBe(false);
   });
 
-  it('lists the calls of the public API: the four of the spec, the stats, the link pages, bulk links, edit, restore, API keys and domains; and the short link', () => {
+  it('lists the calls of the public API: the four of the spec, the stats, the account analytics, the link pages, bulk links, edit, restore, API keys and domains; and the short link', () => {
     const calls = Object.entries(document.paths).flatMap(([route, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
     );
     expect(calls.sort()).toEqual([
       'DELETE /api/domains/{host}',
+      'GET /api/analytics',
       'GET /api/domains',
       'GET /api/keys',
       'GET /api/links',

@@ -1,0 +1,36 @@
+import { ACCOUNT_STATS_MESSAGES, accountStatsQuerySchema } from '../account-stats';
+import { STATS_RANGES } from '../stats';
+import { STATS_FILTER_MESSAGES } from '../stats-queries';
+import { EDGE_ANSWERS, error, UNDECODABLE, unauthorized } from './answers';
+import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
+
+/** Every refusal of the query, as the 400's description lists them. */
+const REFUSALS = [...Object.values(STATS_FILTER_MESSAGES), ...Object.values(ACCOUNT_STATS_MESSAGES)]
+  .map((message) => `'${message}'`)
+  .join(', ');
+
+/** The statistics of all the caller's links together. */
+export const analyticsApi = {
+  getAnalytics: {
+    operationId: 'getAnalytics',
+    method: 'GET',
+    path: '/api/analytics',
+    summary:
+      "The statistics of all the caller's links together over a range (or from/to): a link's " +
+      'statistics (visits over time, people and bots, unique visitors, the top browsers, ' +
+      'systems, devices, referrers and countries, the previous period), plus the most visited ' +
+      'links and the top utm_source, utm_medium and utm_campaign; with filters (all must ' +
+      'hold), every number counts only the visits they match. Deleted links count nothing.',
+    access: 'signed-in',
+    apiKeyScope: 'stats:read',
+    query: accountStatsQuerySchema,
+    answers: {
+      200: { description: 'Statistics', body: PUBLIC_SCHEMAS.accountStats },
+      400: error(
+        `range is not one of ${STATS_RANGES.join(', ')}, ${REFUSALS}, or a ${UNDECODABLE}`,
+      ),
+      401: unauthorized,
+      ...EDGE_ANSWERS,
+    },
+  },
+} as const satisfies Record<string, PublicRoute>;
