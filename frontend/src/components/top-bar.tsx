@@ -28,6 +28,12 @@ export function TopBar({ signedIn, picture }: TopBarProps) {
             <ChartIcon />
             Tracking
           </NavLink>
+          {signedIn && (
+            // Every link together: the account's analytics.
+            <NavLink to="/analytics" className="top-bar__link">
+              Analytics
+            </NavLink>
+          )}
           {!signedIn && (
             // Beside the icon, which alone looks the same as a signed-in user's without a
             // picture: what to do. A browser navigation (SPEC: sign-in is /login?from={path}),
