@@ -21,7 +21,7 @@ export function TopBar({ signedIn, picture }: TopBarProps) {
           <span className="top-bar__logo">
             <LogoIcon />
           </span>
-          URL Shortener
+          <span className="top-bar__name">URL Shortener</span>
         </Link>
         <nav aria-label="Main" className="top-bar__nav">
           <NavLink to="/profile" className="top-bar__link">
