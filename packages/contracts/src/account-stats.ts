@@ -139,8 +139,10 @@ export const accountStatsRequestSchema = z.object({
   to: z.number().int().optional(),
 });
 
-/** Who owns each link asked for (null: made signed out); codes never made are left out. */
+/** Who owns each of some links (links made signed out have no owner and are never sent). */
 export const linkOwnersSchema = z.object({
-  owners: z.array(z.object({ urlID: z.string(), ownerId: z.string().nullable() })),
+  owners: z
+    .array(z.object({ urlID: z.string().max(50), ownerId: z.string().min(1).max(64) }))
+    .max(1000),
 });
 export type LinkOwners = z.infer<typeof linkOwnersSchema>;

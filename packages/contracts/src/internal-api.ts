@@ -217,17 +217,6 @@ export const internalApi = {
     route: '/internal/domains/:host/restore',
     answers: { 200: domainSchema, 404: internalErrorSchema },
   }),
-  /**
-   * Analytics learns who owns the links of a batch of visits it does not know yet (owners
-   * never change): deleted links too, made signed out with a null owner.
-   */
-  linkOwners: endpoint({
-    service: 'links',
-    method: 'POST',
-    route: '/internal/link-owners',
-    body: codesRequestSchema,
-    answers: { 200: linkOwnersSchema },
-  }),
   /** The redirect service finds any live link. */
   resolveLink: endpoint({
     service: 'links',
@@ -266,6 +255,18 @@ export const internalApi = {
     route: '/internal/stats/:code',
     query: linkStatsQuerySchema,
     answers: { 200: linkStatsSchema, 400: internalErrorSchema },
+  }),
+  /**
+   * The links service tells who owns links (owners never change), each once it is made and
+   * again until told (an outbox column): analytics counts their visits in the owner's
+   * account from then, those stored before included. 400 for a body the schema refuses.
+   */
+  registerLinkOwners: endpoint({
+    service: 'analytics',
+    method: 'POST',
+    route: '/internal/link-owners',
+    body: linkOwnersSchema,
+    answers: { 204: noContentSchema, 400: internalErrorSchema },
   }),
   /**
    * The gateway reads the statistics of all the caller's links (the caller's identity is the

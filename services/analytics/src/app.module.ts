@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@shortener/chassis-postgres';
+import { AccountsModule } from './accounts/accounts.module';
 import type { AnalyticsAdapters } from './adapters';
 import type { AnalyticsConfig } from './config';
 import { IngestModule } from './ingest/ingest.module';
@@ -24,6 +25,7 @@ export class AppModule {
         }),
         VisitsModule,
         StatsModule,
+        AccountsModule,
         IngestModule.forRoot(adapters.visits.value, adapters.notifier.value),
       ],
     };

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { GatewayAdapters } from './adapters';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { BackendsModule } from './backends/backends.module';
 import { DomainsModule } from './domains/domains.module';
@@ -31,6 +32,7 @@ export class AppModule {
         DomainsModule,
         VisitorsModule,
         StatsModule.forRoot(adapters.liveVisits.value),
+        AnalyticsModule,
         ProxyModule,
         FrontendModule,
       ],

@@ -26,6 +26,8 @@ export const linksConfigShape = {
   PURGE_INTERVAL_MS: env.int(600_000, 1000),
   /** How often removed links are retried with analytics (their visits) and Redis. */
   REMOVALS_INTERVAL_MS: env.int(10_000, 100),
+  /** How often analytics is told the owners of new links (the account analytics). */
+  OWNER_NOTICES_INTERVAL_MS: env.int(1000, 100),
   /**
    * How long a deleted link can be restored (POST /api/links/{urlID}/restore) before it and its
    * visits are purged; never less than the web app's Undo offer and a second for the trip.

@@ -15,6 +15,7 @@ import {
 } from '../visits/binary-arrays';
 import { chunk } from '../visits/chunk';
 import { lockLinks } from '../visits/link-locks';
+import { ACCOUNT_ROLLUP_CTES } from '../visits/account-rollups';
 import { DIMENSIONS, rollupsOf } from '../visits/rollups';
 import {
   MONTHS_AHEAD,
@@ -100,7 +101,8 @@ function visitParameters(piece: readonly VisitRow[]): unknown[] {
 
 /**
  * One statement raises every rollup, breakdown, visitor-day and link count by the visits really
- * inserted, summed beforehand (rollupsOf); hours and days from the epoch, dimensions by index in $17.
+ * inserted, summed beforehand (rollupsOf), and the owners' of those links whose owner is known
+ * (account-rollups.ts); hours and days from the epoch, dimensions by index in $17.
  */
 const ADD_ROLLUPS = `
   WITH hours AS (
@@ -118,7 +120,7 @@ const ADD_ROLLUPS = `
            value, visits
     FROM unnest($6::varchar[], $7::bigint[], $8::int[], $9::text[], $10::bigint[])
       AS t(url_id, hour, dimension, value, visits)
-  ),
+  ),${ACCOUNT_ROLLUP_CTES}
   days AS (
     INSERT INTO analytics.visit_breakdowns AS b (url_id, day, dimension, value, visits)
     SELECT url_id, (hour AT TIME ZONE 'UTC')::date AS day, dimension, value, sum(visits)

@@ -2,6 +2,7 @@ import { CreateAnalytics1763950000000 } from './1763950000000-create-analytics';
 import { VisitStats1764000000000 } from './1764000000000-visit-stats';
 import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
 import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
+import { AccountStats1796700000000 } from './1796700000000-account-stats';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -12,4 +13,5 @@ export const analyticsMigrations = [
   VisitStats1764000000000,
   AliasCodes1796100000000,
   PartitionVisits1796200000000,
+  AccountStats1796700000000,
 ];

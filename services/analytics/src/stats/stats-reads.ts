@@ -47,7 +47,7 @@ export interface StatsReads {
 
 /** The window's buckets, zeros included, from rows of sums by bucket. */
 export function seriesOf(
-  window: StatsWindow,
+  window: Pick<StatsWindow, 'buckets'>,
   rows: ReadonlyArray<Sums & { bucket: Date }>,
 ): SeriesPoint[] {
   const byBucket = new Map(rows.map((row) => [row.bucket.getTime(), row]));

@@ -3,6 +3,7 @@ import { isShortCode } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { connected } from './analytics-database';
 import { lockLinks } from './link-locks';
+import { takeOffAccounts } from './link-owners.repository';
 
 /** What is counted of a link beside its visits, deleted with it. */
 const LINK_TABLES = [
@@ -39,6 +40,7 @@ export class PurgesRepository {
          ON CONFLICT (url_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at`,
         [links],
       );
+      await takeOffAccounts(manager, links);
       for (const table of LINK_TABLES) {
         await manager.query(`DELETE FROM analytics.${table} WHERE url_id = ANY($1::varchar[])`, [
           links,
@@ -86,6 +88,9 @@ export class PurgesRepository {
       `WITH gone AS (
          DELETE FROM analytics.visit_breakdown_hours WHERE hour < now() - interval '2 days'
          RETURNING 1
+       ),
+       account AS (
+         DELETE FROM analytics.account_breakdown_hours WHERE hour < now() - interval '2 days'
        )
        SELECT count(*)::int AS purged FROM gone`,
     );

@@ -3,6 +3,7 @@ import { LINK_CACHE, type LinkCache } from './link-cache.provider';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { OwnHostsService } from './own-hosts.service';
+import { OwnerNoticesService } from './owner-notices.service';
 import { OwnedLinksService } from './owned-links.service';
 import { RemovalsService } from './removals.service';
 
@@ -18,6 +19,7 @@ export class LinksModule {
         OwnedLinksService,
         OwnHostsService,
         RemovalsService,
+        OwnerNoticesService,
       ],
     };
   }

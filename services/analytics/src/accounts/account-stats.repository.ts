@@ -1,0 +1,183 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import {
+  STATS_LIST_MAX,
+  type AccountStats,
+  type AccountStatsFilters,
+  type StatsRange,
+} from '@shortener/contracts';
+import { RollupStats } from '../stats/rollup-stats';
+import { topList } from '../stats/stats-range';
+import { count, type Queryable, type StatsReads } from '../stats/stats-reads';
+import { connected } from '../visits/analytics-database';
+import { AccountFilter } from './account-filter';
+import { AccountFilteredStats } from './account-filtered-stats';
+import { AccountRollupStats } from './account-rollup-stats';
+import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
+
+export interface AccountStatsRequest extends AccountStatsFilters {
+  range: StatsRange;
+  from?: number;
+  to?: number;
+}
+
+const UTM_LISTS = [
+  ['utm_source', 'utmSources'],
+  ['utm_medium', 'utmMediums'],
+  ['utm_campaign', 'utmCampaigns'],
+] as const;
+
+/**
+ * The statistics of all an owner's links: without a filter from the account rollups, with
+ * `link` alone from that link's rollups (if it is the owner's), with other filters from the
+ * visits of the owner's links.
+ */
+@Injectable()
+export class AccountStatsRepository {
+  /** Whether the visits carry their campaign (utm_* columns), once found. */
+  private utm: Promise<boolean> | null = null;
+
+  constructor(@Inject(ManagedDataSource) private readonly database: ManagedDataSource) {}
+
+  private utmColumns(db: Queryable): Promise<boolean> {
+    this.utm ??= db
+      .query(
+        `SELECT count(*)::int AS n FROM information_schema.columns
+         WHERE table_schema = 'analytics' AND table_name = 'visits'
+           AND column_name IN ('utm_source', 'utm_medium', 'utm_campaign')`,
+      )
+      .then((rows: { n: number }[]) => rows[0]?.n === 3)
+      .catch((error: unknown) => {
+        this.utm = null;
+        throw error;
+      });
+    return this.utm;
+  }
+
+  async stats(
+    owner: string,
+    request: AccountStatsRequest,
+    now = Date.now(),
+  ): Promise<AccountStats> {
+    const db = connected(this.database);
+    const utmColumns = await this.utmColumns(db);
+    // One snapshot for every number, as a link's stats.
+    return db.transaction('REPEATABLE READ', (manager) =>
+      this.read(manager, owner, request, utmColumns, now),
+    );
+  }
+
+  private async read(
+    db: Queryable,
+    owner: string,
+    request: AccountStatsRequest,
+    utmColumns: boolean,
+    now: number,
+  ): Promise<AccountStats> {
+    const custom = request.from !== undefined && request.to !== undefined;
+    let firstVisit: number | null = null;
+    if (!custom && request.range === 'all') {
+      const [first]: { first: Date | null }[] = await db.query(
+        'SELECT min(hour) AS first FROM analytics.account_hours WHERE owner_id = $1',
+        [owner],
+      );
+      firstVisit = first?.first ? first.first.getTime() : null;
+    }
+    const window = accountWindow(request, now, firstVisit);
+    const before = previousAccountWindow(window);
+    const since = window.range === 'all' ? null : (before?.from ?? window.from);
+    const filter = await AccountFilter.of(db, owner, request, utmColumns, since);
+    const onlyLink = filter?.onlyLink;
+    let reads: StatsReads;
+    if (filter === null) {
+      reads = new AccountRollupStats(db, owner);
+    } else if (onlyLink !== undefined) {
+      const [mine]: unknown[] = await db.query(
+        'SELECT 1 FROM analytics.link_owners WHERE url_id = $1 AND owner_id = $2',
+        [onlyLink, owner],
+      );
+      reads = mine ? new RollupStats(db, onlyLink) : new AccountFilteredStats(db, filter, false);
+    } else {
+      reads = new AccountFilteredStats(db, filter, utmColumns);
+    }
+    const stats = asStatsWindow(window);
+    // In turn: a transaction has one connection.
+    const series = await reads.series(stats);
+    const totals = window.range === 'all' ? await reads.sums(null) : null;
+    const uniqueVisitors = await reads.uniqueVisitors(stats);
+    const lists = (await reads.breakdowns(stats)) as Map<string, Map<string, number>>;
+    const previous = before ? await reads.sums(before) : null;
+    if (onlyLink !== undefined && !lists.has('link')) {
+      const visits = series.reduce((sum, point) => sum + point.visits, 0);
+      lists.set('link', new Map(visits > 0 ? [[onlyLink, visits]] : []));
+    }
+    if (utmColumns && !(filter !== null && onlyLink === undefined)) {
+      for (const [name, list] of await this.utmLists(db, owner, onlyLink, stats)) {
+        lists.set(name, list);
+      }
+    }
+    const summed = totals ?? {
+      visits: series.reduce((sum, point) => sum + point.visits, 0),
+      humans: series.reduce((sum, point) => sum + point.humans, 0),
+      bots: series.reduce((sum, point) => sum + point.bots, 0),
+    };
+    const named = (dimension: string) =>
+      topList(lists.get(dimension) ?? new Map()).map(([name, visits]) => ({ name, visits }));
+    const links = [...(lists.get('link') ?? new Map<string, number>())]
+      .filter(([, visits]) => visits > 0)
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, STATS_LIST_MAX)
+      .map(([urlID, visits]) => ({ urlID, visits }));
+    const answer: AccountStats = {
+      range: window.range,
+      from: window.from,
+      to: window.to,
+      interval: window.interval,
+      totals: { ...summed, uniqueVisitors },
+      series,
+      browsers: named('browser'),
+      os: named('os'),
+      devices: named('device'),
+      referrers: named('referrer'),
+      countries: named('country').map(({ name, visits }) => ({ code: name, visits })),
+      links,
+      utmSources: named('utm_source'),
+      utmMediums: named('utm_medium'),
+      utmCampaigns: named('utm_campaign'),
+      ...(before && previous ? { previous: { ...before, ...previous } } : {}),
+    };
+    return answer;
+  }
+
+  /** The campaign lists of the owner's visits (of one link), read from the visits. */
+  private async utmLists(
+    db: Queryable,
+    owner: string,
+    link: string | undefined,
+    window: { range: string; from: number; to: number },
+  ): Promise<Map<string, Map<string, number>>> {
+    const params: unknown[] = [owner];
+    let where = 'url_id IN (SELECT url_id FROM analytics.link_owners WHERE owner_id = $1';
+    if (link !== undefined) {
+      params.push(link);
+      where += ` AND url_id = $${params.length}`;
+    }
+    where += ')';
+    if (window.range !== 'all') {
+      params.push(new Date(window.from), new Date(window.to));
+      where += ` AND created_at >= $${params.length - 1} AND created_at <= $${params.length}`;
+    }
+    const rows: Array<{ dimension: string; value: string; visits: string }> = await db.query(
+      `SELECT d.dimension, d.value, count(*) AS visits FROM analytics.visits
+       CROSS JOIN LATERAL (VALUES ('utm_source', utm_source), ('utm_medium', utm_medium),
+         ('utm_campaign', utm_campaign)) AS d(dimension, value)
+       WHERE ${where} AND d.value IS NOT NULL GROUP BY 1, 2`,
+      params,
+    );
+    const lists = new Map<string, Map<string, number>>(
+      UTM_LISTS.map(([name]) => [name, new Map<string, number>()]),
+    );
+    for (const row of rows) lists.get(row.dimension)?.set(row.value, count(row.visits));
+    return lists;
+  }
+}

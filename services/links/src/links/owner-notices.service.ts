@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { internalApi } from '@shortener/contracts';
+import { InternalClient, type PeriodicOptions } from '@shortener/chassis';
+import { ManagedDataSource } from '@shortener/chassis-postgres';
+import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
+import type { LinksConfig } from '../config';
+
+/** Owners told per call (the endpoint's most). */
+const BATCH = 1000;
+
+/**
+ * Tells analytics who owns each new link (the owner_notices outbox a trigger fills), so it
+ * counts the link's visits in its owner's account, those stored before included. What
+ * analytics does not take stays for the next round.
+ */
+@Injectable()
+export class OwnerNoticesService extends PeriodicProvider {
+  private readonly analytics: InternalClient;
+  private failures = 0;
+
+  constructor(
+    @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
+    @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    super();
+    this.analytics = new InternalClient(
+      'analytics',
+      config.ANALYTICS_URL,
+      config.INTERNAL_API_SECRET,
+    );
+  }
+
+  protected periodicJob(): PeriodicOptions {
+    return {
+      name: 'owner-notices',
+      everyMs: this.config.OWNER_NOTICES_INTERVAL_MS,
+      run: () => this.tell(),
+      logger: this.logger,
+    };
+  }
+
+  /** Empties the outbox a batch at a time; answers how many owners were told. */
+  async tell(): Promise<number> {
+    if (!this.database.isConnected) return 0;
+    let told = 0;
+    for (;;) {
+      const rows: { code: string; owner_id: string | null }[] =
+        await this.database.dataSource.query(
+          `SELECT n.code, l.owner_id FROM links.owner_notices n
+           LEFT JOIN links.links l USING (code) ORDER BY n.code LIMIT $1`,
+          [BATCH],
+        );
+      if (rows.length === 0) return told;
+      const owners = rows.flatMap((row) =>
+        row.owner_id === null ? [] : [{ urlID: row.code, ownerId: row.owner_id }],
+      );
+      try {
+        if (owners.length > 0) {
+          const answer = await this.analytics.call(internalApi.registerLinkOwners, {
+            body: { owners },
+          });
+          if (answer.status !== 204) throw new Error(answer.body.message);
+        }
+        this.failures = 0;
+      } catch (error) {
+        // The codes stay in the outbox; said once a minute or so while analytics is away.
+        if (this.failures++ % 60 === 0) {
+          this.logger.warn({ err: String(error), count: owners.length }, 'owners not told yet');
+        }
+        return told;
+      }
+      await this.database.dataSource.query(
+        'DELETE FROM links.owner_notices WHERE code = ANY($1::varchar[])',
+        [rows.map((row) => row.code)],
+      );
+      told += owners.length;
+      if (rows.length < BATCH) return told;
+    }
+  }
+}

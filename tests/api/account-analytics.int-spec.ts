@@ -1,0 +1,337 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ACCOUNT_STATS_MESSAGES,
+  accountStatsSchema,
+  API_KEY_MESSAGES,
+  linkStatsSchema,
+  MESSAGES,
+  STATS_FILTER_MESSAGES,
+  type AccountStats,
+  type CreatedApiKey,
+  type LinkStats,
+} from '@shortener/contracts';
+import { waitFor, type Stack } from '@shortener/testkit';
+import { Browser } from './support/browser';
+import { signIn } from './support/sign-in';
+import * as sample from './support/stats-visits';
+import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
+
+// GET /api/analytics through the gateway on the whole stack (real PostgreSQL, Redis, Kafka):
+// visits through /r/ of many countries, devices, browsers and referrers over several links of
+// two users; the account's numbers are the sum of its links' under every filter, a deleted
+// link's visits leave them, and the refusals are those of every signed-in call.
+
+const run = randomUUID();
+const USERS = {
+  erin: { sub: `account-erin-${run}`, name: 'Erin Account', picture: '', email: 'e@example.com' },
+  frank: { sub: `account-frank-${run}`, name: 'Frank Account', picture: '', email: 'f@ex.com' },
+};
+
+/**
+ * [link index, address, User-Agent, Referer]. 8.8.8.8 and Google's IPv6 address are in the
+ * US, 1.1.1.1 in Australia, 10.1.2.3 nowhere (ZZ). Erin's links are 0, 1 and 2; Frank's 3.
+ */
+const VISITS: Array<[number, string, string, string?]> = [
+  [0, '8.8.8.8', sample.CHROME_WINDOWS, 'https://news.example.org/item?id=1'],
+  [0, '8.8.8.8', sample.CHROME_WINDOWS],
+  [0, '1.1.1.1', sample.SAFARI_IPHONE, 'https://news.example.org/other'],
+  [0, '10.1.2.3', sample.CONSOLE],
+  [1, '1.1.1.1', sample.SAFARI_IPHONE],
+  [1, '2001:4860:4860::8888', sample.GOOGLEBOT],
+  [1, '8.8.8.8', sample.CHROME_WINDOWS, 'https://a.example/'],
+  [1, '10.1.2.3', sample.CONSOLE, 'https://NEWS.Example.org/x'],
+  [2, '1.1.1.1', sample.CHROME_WINDOWS, 'https://a.example/'],
+  [2, '8.8.8.8', sample.SAFARI_IPHONE],
+  [2, '2001:4860:4860::8888', sample.GOOGLEBOT, 'https://b.example/'],
+  [3, '8.8.8.8', sample.CHROME_WINDOWS],
+  [3, '1.1.1.1', sample.SAFARI_IPHONE, 'https://news.example.org/'],
+];
+const ERIN_LINKS = [0, 1, 2];
+
+type Named = Array<{ name: string; visits: number }>;
+
+/** A list's entries summed by name, in a stable order, those with no visits left out. */
+function summed(lists: Named[]): Named {
+  const counts = new Map<string, number>();
+  for (const list of lists) {
+    for (const { name, visits } of list) counts.set(name, (counts.get(name) ?? 0) + visits);
+  }
+  return [...counts]
+    .filter(([, visits]) => visits > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, visits]) => ({ name, visits }));
+}
+
+const sortedByName = (list: Named): Named => [...list].sort((a, b) => (a.name < b.name ? -1 : 1));
+const countries = (stats: { countries: Array<{ code: string; visits: number }> }): Named =>
+  stats.countries.map(({ code, visits }) => ({ name: code, visits }));
+
+describe('GET /api/analytics', () => {
+  let started: UsersStack;
+  let stack: Stack;
+  let erin: Browser;
+  let frank: Browser;
+  const codes: string[] = [];
+
+  const query = (filters: Record<string, string>) => new URLSearchParams(filters).toString();
+
+  async function analytics(
+    filters: Record<string, string> = {},
+    who: Browser = erin,
+  ): Promise<AccountStats> {
+    const response = await who.api(
+      `${stack.url}/api/analytics?${query({ range: '24h', ...filters })}`,
+    );
+    expect(response.status).toBe(200);
+    return accountStatsSchema.parse(await response.json());
+  }
+
+  async function linkStats(code: string, filters: Record<string, string>): Promise<LinkStats> {
+    const response = await erin.api(
+      `${stack.url}/api/stats/${code}?${query({ range: '24h', ...filters })}`,
+    );
+    expect(response.status).toBe(200);
+    return linkStatsSchema.parse(await response.json());
+  }
+
+  async function createKey(scopes: string[]): Promise<CreatedApiKey> {
+    const response = await erin.api(`${stack.url}/api/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `key ${randomUUID().slice(0, 6)}`, scopes }),
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as CreatedApiKey;
+  }
+
+  /** What the account should answer: its links' stats under the same filters, summed. */
+  async function sumOfLinks(filters: Record<string, string>, links: number[]) {
+    const { link, ...rest } = filters;
+    const own = links.map((index) => codes[index]!);
+    const read = link === undefined ? own : own.filter((code) => code === link);
+    const each = await Promise.all(read.map((code) => linkStats(code, rest)));
+    const total = (key: 'visits' | 'humans' | 'bots') =>
+      each.reduce((sum, stats) => sum + stats.totals[key], 0);
+    return {
+      totals: { visits: total('visits'), humans: total('humans'), bots: total('bots') },
+      series: each[0]
+        ? each[0].series.map((point, index) => ({
+            t: point.t,
+            visits: each.reduce((sum, stats) => sum + stats.series[index]!.visits, 0),
+            humans: each.reduce((sum, stats) => sum + stats.series[index]!.humans, 0),
+            bots: each.reduce((sum, stats) => sum + stats.series[index]!.bots, 0),
+          }))
+        : [],
+      browsers: summed(each.map((stats) => stats.browsers)),
+      os: summed(each.map((stats) => stats.os)),
+      devices: summed(each.map((stats) => stats.devices)),
+      referrers: summed(each.map((stats) => stats.referrers)),
+      countries: summed(each.map(countries)),
+      links: read
+        .map((code, index) => ({ urlID: code, visits: each[index]!.totals.visits }))
+        .filter(({ visits }) => visits > 0)
+        .sort((a, b) => b.visits - a.visits || (a.urlID < b.urlID ? -1 : 1)),
+      uniqueVisitors: each.reduce((sum, stats) => sum + stats.totals.uniqueVisitors, 0),
+    };
+  }
+
+  async function expectSumOfLinks(filters: Record<string, string>, links = ERIN_LINKS) {
+    const account = await analytics(filters);
+    const expected = await sumOfLinks(filters, links);
+    const { uniqueVisitors, ...totals } = account.totals;
+    expect({ filters, totals }).toEqual({ filters, totals: expected.totals });
+    if (expected.series.length > 0) expect(account.series).toEqual(expected.series);
+    expect({
+      browsers: sortedByName(account.browsers),
+      os: sortedByName(account.os),
+      devices: sortedByName(account.devices),
+      referrers: sortedByName(account.referrers),
+      countries: sortedByName(countries(account)),
+      links: account.links,
+    }).toEqual({
+      browsers: expected.browsers,
+      os: expected.os,
+      devices: expected.devices,
+      referrers: expected.referrers,
+      countries: expected.countries,
+      links: expected.links,
+    });
+    // A visitor of two links on one day is one visitor of the account.
+    expect(uniqueVisitors).toBeLessThanOrEqual(expected.uniqueVisitors);
+    expect(uniqueVisitors > 0).toBe(expected.totals.visits > 0);
+    return account;
+  }
+
+  beforeAll(async () => {
+    started = await startUsersStack(USERS, {
+      env: {
+        TRUSTED_PROXIES: '127.0.0.0/8,::1',
+        SIGN_IN_RATE_LIMIT: '1000',
+        REMOVALS_INTERVAL_MS: '200',
+        OWNER_NOTICES_INTERVAL_MS: '200',
+        DELETE_UNDO_WINDOW_MS: '6000',
+      },
+    });
+    ({ stack } = started);
+    erin = new Browser({ 'x-forwarded-for': '198.18.9.1' });
+    frank = new Browser({ 'x-forwarded-for': '198.18.9.2' });
+    await signIn(erin, stack.url, 'erin');
+    await signIn(frank, stack.url, 'frank');
+    for (const owner of [erin, erin, erin, frank]) {
+      const target = new URLSearchParams({
+        url: `https://example.com/${randomUUID()}`,
+        days: '30',
+      });
+      const shortened = await owner.api(`${stack.url}/api/shorten/?${target.toString()}`, {
+        method: 'POST',
+      });
+      expect(shortened.status).toBe(201);
+      codes.push(((await shortened.json()) as { url: string }).url);
+    }
+    for (const [link, ip, userAgent, referer] of VISITS) {
+      const visit = await sample.visitLink(stack.url, codes[link]!, ip, userAgent, referer);
+      expect(visit.status).toBe(302);
+    }
+    const erinVisits = VISITS.filter(([link]) => ERIN_LINKS.includes(link)).length;
+    await waitFor(
+      async () =>
+        (await analytics()).totals.visits === erinVisits &&
+        (await analytics({}, frank)).totals.visits === VISITS.length - erinVisits,
+      { what: 'the visits in the accounts', timeoutMs: 60_000, intervalMs: 250 },
+    );
+  });
+
+  afterAll(async () => {
+    await started?.stop();
+  });
+
+  it("answers the sum of the account's links, without a filter and under every filter", async () => {
+    const all = await expectSumOfLinks({});
+    expect(all.totals).toMatchObject({ visits: 11, humans: 9, bots: 2 });
+    expect(all.links.map(({ urlID }) => urlID).sort()).toEqual(
+      ERIN_LINKS.map((index) => codes[index]).sort(),
+    );
+    expect(all.range).toBe('24h');
+    expect(all.previous).toMatchObject({ visits: 0 });
+    const filters: Array<Record<string, string>> = [
+      { country: 'US' },
+      { country: 'ZZ' },
+      { device: 'mobile' },
+      { device: 'bot' },
+      { browser: 'Chrome' },
+      { os: 'iOS' },
+      { referrer: 'news.example.org' },
+      { referrer: '(direct)' },
+      { country: 'US', device: 'desktop' },
+      { country: 'AU', referrer: 'a.example' },
+      { link: codes[1]! },
+      { link: codes[0]!, country: 'US' },
+      { link: codes[2]!, device: 'bot', referrer: 'b.example' },
+    ];
+    for (const filter of filters) await expectSumOfLinks(filter);
+    expect((await analytics({ country: 'US', device: 'desktop' })).totals.visits).toBe(3);
+    expect((await analytics({ referrer: 'news.example.org' })).totals.visits).toBe(3);
+  });
+
+  it('counts the same over every range and a period given by from and to', async () => {
+    const day = await analytics();
+    for (const range of ['7d', '30d', 'all']) {
+      const stats = await analytics({ range });
+      expect({ range, visits: stats.totals.visits }).toEqual({ range, visits: 11 });
+      expect(stats.interval).toBe('day');
+    }
+    const period = await analytics({
+      from: String(day.from),
+      to: new Date(day.to).toISOString(),
+    });
+    expect(period.range).toBe('custom');
+    expect(period.totals).toEqual(day.totals);
+    expect(period.previous).toMatchObject({ visits: 0 });
+    const filtered = await analytics({ from: String(day.from), to: String(day.to), os: 'iOS' });
+    expect(filtered.totals.visits).toBe((await analytics({ os: 'iOS' })).totals.visits);
+  });
+
+  it("counts nothing of another user's link given as the link filter", async () => {
+    const theirs = await analytics({ link: codes[3]! });
+    expect(theirs.totals).toEqual({ visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
+    expect(theirs.links).toEqual([]);
+    expect(theirs.countries).toEqual([]);
+    const mixed = await analytics({ link: codes[3]!, country: 'US' });
+    expect(mixed.totals.visits).toBe(0);
+    // Frank sees his own only.
+    const frankStats = await analytics({}, frank);
+    expect(frankStats.links).toEqual([{ urlID: codes[3], visits: 2 }]);
+  });
+
+  it('answers the campaign lists, and a campaign filter counts only the visits it names', async () => {
+    const all = await analytics();
+    for (const list of [all.utmSources, all.utmMediums, all.utmCampaigns]) {
+      expect(list.every(({ visits }) => visits > 0)).toBe(true);
+    }
+    // None of these visits came through a link carrying a campaign.
+    const campaign = await analytics({ utm_source: 'newsletter' });
+    expect(campaign.totals.visits).toBe(0);
+  });
+
+  it.each([
+    [{ country: 'gb' }, STATS_FILTER_MESSAGES.country],
+    [{ device: 'phone' }, STATS_FILTER_MESSAGES.device],
+    [{ browser: '' }, STATS_FILTER_MESSAGES.browser],
+    [{ referrer: 'x'.repeat(254) }, STATS_FILTER_MESSAGES.referrer],
+    [{ link: '../x' }, ACCOUNT_STATS_MESSAGES.link],
+    [{ utm_source: '' }, ACCOUNT_STATS_MESSAGES.utm_source],
+    [{ utm_campaign: 'a\u0007b' }, ACCOUNT_STATS_MESSAGES.utm_campaign],
+    [{ from: 'yesterday', to: '2026-01-02' }, ACCOUNT_STATS_MESSAGES.from],
+    [{ from: '2026-01-01', to: '2026-13-40' }, ACCOUNT_STATS_MESSAGES.to],
+    [{ from: '2026-01-01' }, ACCOUNT_STATS_MESSAGES.period],
+    [{ from: '2026-01-02', to: '2026-01-01' }, ACCOUNT_STATS_MESSAGES.period],
+    [{ range: '1y' }, 'range must be one of 24h, 7d, 30d, all'],
+  ])('refuses %j with 400 naming it', async (filters, message) => {
+    const response = await erin.api(`${stack.url}/api/analytics?${query(filters)}`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(message);
+  });
+
+  it('refuses a caller signed out (401) and a key without stats:read (403); takes one with it', async () => {
+    const anonymous = new Browser({ 'x-forwarded-for': someAddress() });
+    const signedOut = await anonymous.api(`${stack.url}/api/analytics`);
+    expect(signedOut.status).toBe(401);
+    expect(((await signedOut.json()) as { message: string }).message).toBe(MESSAGES.unauthorized);
+
+    const writer = await createKey(['links:write']);
+    const refused = await fetch(`${stack.url}/api/analytics`, {
+      headers: { authorization: `Bearer ${writer.key}`, 'x-forwarded-for': someAddress() },
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      API_KEY_MESSAGES.missingScope('stats:read'),
+    );
+
+    const reader = await createKey(['stats:read']);
+    const taken = await fetch(`${stack.url}/api/analytics?range=24h&country=US`, {
+      headers: { authorization: `Bearer ${reader.key}`, 'x-forwarded-for': someAddress() },
+    });
+    expect(taken.status).toBe(200);
+    expect(accountStatsSchema.parse(await taken.json()).totals).toEqual(
+      (await analytics({ country: 'US' })).totals,
+    );
+  });
+
+  it("takes a deleted link's visits off the account's numbers", async () => {
+    const gone = codes[1]!;
+    const before = await analytics();
+    const its = await linkStats(gone, {});
+    const deleted = await erin.api(`${stack.url}/api/delete/${gone}`, { method: 'POST' });
+    expect(deleted.status).toBe(200);
+    await waitFor(
+      async () => (await analytics()).totals.visits === before.totals.visits - its.totals.visits,
+      { what: "the deleted link's visits off the account", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const after = await expectSumOfLinks({}, [0, 2]);
+    expect(after.links.map(({ urlID }) => urlID)).not.toContain(gone);
+    expect(after.totals.uniqueVisitors).toBeLessThanOrEqual(before.totals.uniqueVisitors);
+    await expectSumOfLinks({ device: 'bot' }, [0, 2]);
+    await expectSumOfLinks({ country: 'ZZ' }, [0, 2]);
+    expect((await analytics({ link: gone })).totals.visits).toBe(0);
+  });
+});
