@@ -100,6 +100,16 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
     loosened: STATS_LOOSENED,
   },
   {
+    // The analytics page's own, loaded with its lazily loaded chunk.
+    id: '@shortener/contracts/web-analytics',
+    declarations: 'src/contracts-web-analytics.d.ts',
+    about: "the analytics page's constants, call and answer check, loaded with its page only",
+    constants: ['STATS_RANGES', 'DEFAULT_STATS_RANGE', 'OTHER_ENTRY'],
+    schemas: ['accountStatsSchema'],
+    routes: { name: 'analyticsApi', operations: ['getAnalytics'] },
+    loosened: STATS_LOOSENED,
+  },
+  {
     id: '@shortener/contracts/web-api-keys',
     declarations: 'src/contracts-web-api-keys.d.ts',
     about: "the API keys section's constants, calls and answer checks, loaded with its page only",

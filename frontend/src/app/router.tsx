@@ -17,6 +17,9 @@ const LinkDetailRoute = lazyPage(
   },
   { tall: true },
 );
+const AnalyticsRoute = lazyPage(async () => (await import('./routes/analytics')).AnalyticsRoute, {
+  tall: true,
+});
 const SettingsRoute = lazyPage(async () => (await import('./routes/settings')).SettingsRoute);
 const TermsRoute = lazyPage(async () => (await import('./routes/terms')).TermsRoute);
 const PrivacyPolicyRoute = lazyPage(
@@ -30,6 +33,7 @@ export async function preloadPages(): Promise<void> {
     [
       ProfileRoute,
       LinkDetailRoute,
+      AnalyticsRoute,
       SettingsRoute,
       TermsRoute,
       PrivacyPolicyRoute,
@@ -55,6 +59,7 @@ export const routes: RouteObject[] = [
       { index: true, element: <HomeRoute /> },
       { path: 'profile', element: <ProfileRoute /> },
       { path: 'profile/:id', element: <LinkDetailRoute /> },
+      { path: 'analytics', element: <AnalyticsRoute /> },
       { path: 'settings', element: <SettingsRoute /> },
       { path: 'tc', element: <TermsRoute /> },
       { path: 'privacy_policy', element: <PrivacyPolicyRoute /> },

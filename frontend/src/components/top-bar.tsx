@@ -21,13 +21,19 @@ export function TopBar({ signedIn, picture }: TopBarProps) {
           <span className="top-bar__logo">
             <LogoIcon />
           </span>
-          URL Shortener
+          <span className="top-bar__name">URL Shortener</span>
         </Link>
         <nav aria-label="Main" className="top-bar__nav">
           <NavLink to="/profile" className="top-bar__link">
             <ChartIcon />
             Tracking
           </NavLink>
+          {signedIn && (
+            // Every link together: the account's analytics.
+            <NavLink to="/analytics" className="top-bar__link">
+              Analytics
+            </NavLink>
+          )}
           {!signedIn && (
             // Beside the icon, which alone looks the same as a signed-in user's without a
             // picture: what to do. A browser navigation (SPEC: sign-in is /login?from={path}),

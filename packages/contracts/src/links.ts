@@ -39,6 +39,7 @@ export const SERVER_PATH_SEGMENTS = [
 /** The first path segments of the web app: its routes and its files. */
 export const PAGE_PATH_SEGMENTS = [
   'profile',
+  'analytics',
   'settings',
   'tc',
   'privacy_policy',

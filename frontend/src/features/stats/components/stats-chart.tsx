@@ -27,7 +27,12 @@ function centreOf(index: number, width: number): number {
  * Visits over time as stacked SVG bars (people below, bots above), told in words to screen
  * readers; one target over all the bars shows the nearest in a tooltip, a slider by keyboard.
  */
-export function StatsChart({ stats }: { stats: LinkStats }) {
+export function StatsChart({
+  stats,
+}: {
+  /** A link's stats, or the account's (the analytics page): what the chart draws of them. */
+  stats: Pick<LinkStats, 'series' | 'interval' | 'totals'>;
+}) {
   const { series, interval, totals } = stats;
   const [picked, setPicked] = useState<number | null>(null);
   // Whether the tooltip is up: the pointer on the bars, or the keyboard's focus on them.

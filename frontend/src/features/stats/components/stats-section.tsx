@@ -1,9 +1,4 @@
-import {
-  DIRECT_REFERRER,
-  STATS_RANGES,
-  type LiveVisit,
-  type StatsRange,
-} from '@shortener/contracts/web-stats';
+import { STATS_RANGES, type LiveVisit, type StatsRange } from '@shortener/contracts/web-stats';
 import { useState } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { shortLinkFor } from '../../../lib/url';
@@ -11,11 +6,10 @@ import { useSession } from '../../auth';
 import { downloadVisitsCsv } from '../api/download-csv';
 import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
 import { useStats } from '../hooks/use-stats';
-import { countryLabel } from '../lib/country-name';
-import { deviceName, systemName } from '../../../lib/system-name';
-import { periodChange } from '../lib/period-change';
+import { statsLists } from '../lib/stats-lists';
 import { QrCode } from './qr-code';
 import { StatsChart } from './stats-chart';
+import { StatsTotals } from './stats-totals';
 import { TopList } from './top-list';
 import './stats-section.css';
 
@@ -72,11 +66,6 @@ export default function StatsSection({
   // A link nobody visited yet: one line, not zero tiles, empty lists and an empty CSV. It
   // grows into the whole section with its first visit (the live stream counts it).
   const empty = visitCount === 0 && (stats?.totals.visits ?? 0) === 0;
-  const previous = stats?.previous;
-  const change = (current: number, before: number | undefined) =>
-    previous && before !== undefined && stats.range !== 'all'
-      ? periodChange(current, before, stats.range)
-      : undefined;
 
   return (
     <section className="stats" aria-labelledby="stats-heading">
@@ -126,44 +115,13 @@ export default function StatsSection({
 
       {stats && !empty && (
         <div className="stats__body" aria-busy={status === 'loading'}>
-          <dl className="stats__totals">
-            <Total
-              term="Visits"
-              value={stats.totals.visits}
-              change={change(stats.totals.visits, previous?.visits)}
-            />
-            <Total
-              term="People"
-              value={stats.totals.humans}
-              change={change(stats.totals.humans, previous?.humans)}
-            />
-            <Total
-              term="Bots"
-              value={stats.totals.bots}
-              change={change(stats.totals.bots, previous?.bots)}
-            />
-            <Total term="Unique visitors" value={stats.totals.uniqueVisitors} />
-          </dl>
+          <StatsTotals totals={stats.totals} previous={stats.previous} range={stats.range} />
           {/* A new range starts again from its newest bar. */}
           <StatsChart key={stats.range} stats={stats} />
           <div className="stats__lists">
-            <TopList title="Browsers" entries={named(stats.browsers)} />
-            <TopList title="OS" entries={named(stats.os, systemName)} />
-            <TopList title="Devices" entries={named(stats.devices, deviceName)} />
-            <TopList
-              title="Referrers"
-              entries={named(stats.referrers).map((entry) =>
-                entry.key === DIRECT_REFERRER ? { ...entry, label: 'Direct' } : entry,
-              )}
-            />
-            <TopList
-              title="Countries"
-              entries={stats.countries.map(({ code, visits }) => ({
-                key: code,
-                label: countryLabel(code),
-                visits,
-              }))}
-            />
+            {statsLists(stats).map((list) => (
+              <TopList key={list.title} title={list.title} entries={list.entries} />
+            ))}
           </div>
         </div>
       )}
@@ -186,21 +144,6 @@ export default function StatsSection({
       </div>
     </section>
   );
-}
-
-/** One total, and beside it how it changed since the period before (not for All). */
-function Total({ term, value, change }: { term: string; value: number; change?: string }) {
-  return (
-    <div className="stats__total">
-      <dt>{term}</dt>
-      <dd className="tabular">{value}</dd>
-      {change && <dd className="stats__change">{change}</dd>}
-    </div>
-  );
-}
-
-function named(list: { name: string; visits: number }[], name = (key: string) => key) {
-  return list.map(({ name: key, visits }) => ({ key, label: name(key), visits }));
 }
 
 /** 'Download CSV': every visit, fetched with X-Requested-With and saved as a file. */

@@ -17,4 +17,9 @@ describe('periodChange', () => {
   it('has no percentage of nothing: says there were none before', () => {
     expect(periodChange(4, 0, '7d')).toBe('none in previous 7d');
   });
+
+  it("names a chosen period 'previous period'", () => {
+    expect(periodChange(6, 3, 'custom')).toBe('+100% vs previous period');
+    expect(periodChange(2, 0, 'custom')).toBe('none in previous period');
+  });
 });

@@ -1,0 +1,304 @@
+import type { AccountStats } from '@shortener/contracts';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { aUser } from '../../../test/fixtures';
+import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderApp } from '../../../test/render';
+import { ANALYTICS_REFRESH_MS } from '../hooks/use-analytics';
+
+const DAY = 86_400_000;
+
+function anAnswer(overrides: Partial<AccountStats> = {}): AccountStats {
+  const to = Date.UTC(2026, 10, 24, 9, 30);
+  const from = to - 7 * DAY;
+  const first = Math.floor(from / DAY) * DAY;
+  return {
+    range: '7d',
+    from,
+    to,
+    interval: 'day',
+    totals: { visits: 12, humans: 10, bots: 2, uniqueVisitors: 7 },
+    series: Array.from({ length: 8 }, (_, index) => ({
+      t: first + index * DAY,
+      visits: index === 7 ? 12 : 0,
+      humans: index === 7 ? 10 : 0,
+      bots: index === 7 ? 2 : 0,
+    })),
+    browsers: [
+      { name: 'Chrome', visits: 8 },
+      { name: 'Other', visits: 4 },
+    ],
+    os: [{ name: 'Mac OS', visits: 12 }],
+    devices: [{ name: 'mobile', visits: 12 }],
+    referrers: [{ name: '(direct)', visits: 12 }],
+    countries: [
+      { code: 'GB', visits: 9 },
+      { code: 'US', visits: 3 },
+    ],
+    previous: { from: from - 7 * DAY, to: from, visits: 6, humans: 10, bots: 0 },
+    links: [
+      { urlID: 'Ab3dE5g', visits: 9 },
+      { urlID: 'Zz9yY8x', visits: 3 },
+    ],
+    utmSources: [{ name: 'newsletter', visits: 5 }],
+    utmMediums: [{ name: 'email', visits: 5 }],
+    utmCampaigns: [{ name: 'spring sale', visits: 5 }],
+    ...overrides,
+  };
+}
+
+/** The analytics page at `path`, signed in, the API answering `answer`. */
+function setup(
+  path: string,
+  answer: (url: string) => Response = () => jsonResponse(200, anAnswer()),
+) {
+  signIn();
+  localStorage.setItem('userData', JSON.stringify(aUser()));
+  const fetchMock = mockFetch((url) =>
+    url.startsWith('/api/analytics') ? answer(url) : jsonResponse(200, aUser()),
+  );
+  const rendered = renderApp(path);
+  const calls = () =>
+    fetchMock.mock.calls
+      .map(([url]) => url as unknown as string)
+      .filter((url) => url.startsWith('/api/analytics'));
+  return { ...rendered, fetchMock, calls };
+}
+
+const list = (title: string) => screen.getByRole('region', { name: title });
+const total = (term: string) =>
+  [...screen.getByText(term, { selector: 'dt' }).parentElement!.querySelectorAll('dd')].map(
+    (dd) => dd.textContent,
+  );
+
+/** The numbers are on the page (the first render fetches the page's chunk: slow on a busy machine). */
+const shown = () => screen.findByText('Visits', { selector: 'dt' }, { timeout: 5000 });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the analytics page', () => {
+  it('is linked from the top bar when signed in, and asks for the last 7 days', async () => {
+    const { calls, router } = setup('/');
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    await userEvent.click(within(nav).getByRole('link', { name: 'Analytics' }));
+    expect(router.location.pathname).toBe('/analytics');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Analytics' })).toBeTruthy();
+    await shown();
+    expect(calls()).toEqual(['/api/analytics']);
+    expect(document.title).toMatch(/^Analytics · /);
+  });
+
+  it('is not in the top bar signed out', () => {
+    renderApp('/tc');
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).queryByRole('link', { name: 'Analytics' })).toBeNull();
+  });
+
+  it('shows the totals against the previous period, the chart and every top list', async () => {
+    setup('/analytics');
+    await shown();
+    expect(total('Visits')).toEqual(['12', '+100% vs previous 7d']);
+    expect(total('People')).toEqual(['10', 'same as previous 7d']);
+    expect(total('Bots')).toEqual(['2', 'none in previous 7d']);
+    expect(total('Unique visitors')).toEqual(['7']);
+    expect(
+      screen.getByRole('img', { name: /^Visits per day: 10 by people and 2 by bots/ }),
+    ).toBeTruthy();
+    const entries = (title: string) =>
+      within(list(title))
+        .getAllByRole('listitem')
+        .map((item) => item.textContent);
+    expect(entries('Links')).toEqual(['Ab3dE5g9', 'Zz9yY8x3']);
+    expect(entries('Countries')).toEqual(['United Kingdom (GB)9', 'United States (US)3']);
+    expect(entries('Devices')).toEqual(['Phone12']);
+    expect(entries('OS')).toEqual(['macOS12']);
+    expect(entries('Referrers')).toEqual(['Direct12']);
+    expect(entries('Browsers')).toEqual(['Chrome8', 'Other4']);
+    expect(entries('UTM sources')).toEqual(['newsletter5']);
+    expect(entries('UTM media')).toEqual(['email5']);
+    expect(entries('UTM campaigns')).toEqual(['spring sale5']);
+  });
+
+  it('asks for the view its URL holds, under the API names', async () => {
+    const { calls } = setup('/analytics?country=GB&range=30d&utm_campaign=spring%20sale');
+    await shown();
+    expect(calls()).toEqual(['/api/analytics?range=30d&country=GB&utm_campaign=spring%20sale']);
+    expect(
+      within(screen.getByRole('group', { name: 'Range' }))
+        .getByRole('button', { name: '30d' })
+        .getAttribute('aria-pressed'),
+    ).toBe('true');
+    const chips = screen.getByRole('list', { name: 'Filters' });
+    expect(
+      within(chips)
+        .getAllByRole('listitem')
+        .map((chip) => chip.textContent),
+    ).toEqual(['Country: United Kingdom (GB)×', 'UTM campaign: spring sale×']);
+  });
+
+  it('filters by an entry of any list, into the URL', async () => {
+    const user = userEvent.setup();
+    const { calls, router } = setup('/analytics?range=30d');
+    await shown();
+
+    await user.click(within(list('Countries')).getByRole('button', { name: /United Kingdom/ }));
+    expect(router.location.search).toBe('?range=30d&country=GB');
+    await user.click(within(list('Links')).getByRole('button', { name: /Ab3dE5g/ }));
+    expect(router.location.search).toBe('?range=30d&link=Ab3dE5g&country=GB');
+    await user.click(within(list('UTM media')).getByRole('button', { name: /email/ }));
+    await waitFor(() =>
+      expect(calls().at(-1)).toBe(
+        '/api/analytics?range=30d&link=Ab3dE5g&country=GB&utm_medium=email',
+      ),
+    );
+    const pressed = within(list('Countries')).getByRole('button', { name: /United Kingdom/ });
+    expect(pressed.getAttribute('aria-pressed')).toBe('true');
+    expect(
+      within(list('Countries'))
+        .getByRole('button', { name: /United States/ })
+        .getAttribute('aria-pressed'),
+    ).toBe('false');
+  }, 20_000);
+
+  it('removes a filter by its pressed entry, its chip, or all of them at once', async () => {
+    const user = userEvent.setup();
+    const { calls, router } = setup(
+      '/analytics?range=30d&link=Ab3dE5g&country=GB&utm_medium=email',
+    );
+    await shown();
+
+    await user.click(within(list('Countries')).getByRole('button', { name: /United Kingdom/ }));
+    expect(router.location.search).toBe('?range=30d&link=Ab3dE5g&utm_medium=email');
+    await user.click(screen.getByRole('button', { name: 'Remove filter Link: Ab3dE5g' }));
+    expect(router.location.search).toBe('?range=30d&utm_medium=email');
+    await waitFor(() => expect(calls().at(-1)).toBe('/api/analytics?range=30d&utm_medium=email'));
+    expect(screen.queryByRole('button', { name: 'Clear filters' })).toBeNull();
+
+    await act(() => router.navigate('/analytics?range=30d&os=iOS&device=mobile'));
+    await user.click(await screen.findByRole('button', { name: 'Clear filters' }));
+    expect(router.location.search).toBe('?range=30d');
+    expect(screen.getByText('Select an entry of any list to filter by it.')).toBeTruthy();
+  }, 20_000);
+
+  it("does not filter by the summed 'Other'", async () => {
+    setup('/analytics');
+    await shown();
+    expect(
+      within(list('Browsers'))
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Chrome8']);
+  });
+
+  it('changes the range, keeping the filters', async () => {
+    const user = userEvent.setup();
+    const { router, calls } = setup('/analytics?device=mobile');
+    await shown();
+    await user.click(screen.getByRole('button', { name: 'All' }));
+    expect(router.location.search).toBe('?range=all&device=mobile');
+    await waitFor(() => expect(calls().at(-1)).toBe('/api/analytics?range=all&device=mobile'));
+    await user.click(screen.getByRole('button', { name: '7d' }));
+    expect(router.location.search).toBe('?device=mobile');
+  });
+
+  it('asks for a custom period of whole UTC days, and names the period before it', async () => {
+    const user = userEvent.setup();
+    const { router, calls } = setup('/analytics?country=GB', (url) =>
+      jsonResponse(200, anAnswer(url.includes('from=') ? { range: 'custom' } : {})),
+    );
+    await shown();
+    await user.click(screen.getByRole('button', { name: 'Custom' }));
+    const form = screen.getByRole('form', { name: 'Custom range' });
+    await user.click(within(form).getByRole('button', { name: 'Apply' }));
+    expect(within(form).getByRole('alert').textContent).toBe(
+      'Choose a first and a last day, the first not after the last.',
+    );
+    await user.type(within(form).getByLabelText('From'), '2026-11-01');
+    await user.type(within(form).getByLabelText('To'), '2026-11-07');
+    await user.click(within(form).getByRole('button', { name: 'Apply' }));
+    expect(router.location.search).toBe('?from=2026-11-01&to=2026-11-07T23%3A59%3A59Z&country=GB');
+    await waitFor(() =>
+      expect(calls().at(-1)).toBe(
+        '/api/analytics?from=2026-11-01&to=2026-11-07T23%3A59%3A59Z&country=GB',
+      ),
+    );
+    await waitFor(() => expect(total('Visits')).toEqual(['12', '+100% vs previous period']));
+    // Opened again from its URL, the form shows the period.
+    expect(screen.getByRole('button', { name: 'Custom' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    expect(screen.getByLabelText<HTMLInputElement>('From').value).toBe('2026-11-01');
+    expect(screen.getByLabelText<HTMLInputElement>('To').value).toBe('2026-11-07');
+  });
+
+  it("says what the API refuses in the URL's query, and its chip takes it away", async () => {
+    const user = userEvent.setup();
+    const message = 'country must be two capital letters (ISO 3166-1 alpha-2; ZZ for unknown).';
+    const { router } = setup('/analytics?country=gb', (url) =>
+      url.includes('country=gb') ? jsonResponse(400, { message }) : jsonResponse(200, anAnswer()),
+    );
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      `Analytics could not be loaded: ${message}`,
+    );
+    await user.click(screen.getByRole('button', { name: 'Remove filter Country: gb' }));
+    expect(router.location.search).toBe('');
+    await shown();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('says when nothing was visited in the period', async () => {
+    setup('/analytics?os=iOS', () =>
+      jsonResponse(
+        200,
+        anAnswer({
+          totals: { visits: 0, humans: 0, bots: 0, uniqueVisitors: 0 },
+          browsers: [],
+          os: [],
+          devices: [],
+          referrers: [],
+          countries: [],
+          links: [],
+          utmSources: [],
+          utmMediums: [],
+          utmCampaigns: [],
+        }),
+      ),
+    );
+    expect(await screen.findByText('No visits in this period with these filters')).toBeTruthy();
+    expect(within(list('Links')).getByText('No visits')).toBeTruthy();
+  });
+
+  it(`counts again every ${String(ANALYTICS_REFRESH_MS / 1000)} s while in sight: the live numbers`, async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let visits = 12;
+    const { calls } = setup('/analytics?range=24h', () =>
+      jsonResponse(
+        200,
+        anAnswer({ totals: { visits, humans: visits, bots: 0, uniqueVisitors: 1 } }),
+      ),
+    );
+    await shown();
+    expect(screen.getByText(/^Live/)).toBeTruthy();
+    visits = 13;
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS);
+    });
+    await waitFor(() => expect(total('Visits')[0]).toBe('13'));
+    expect(calls()).toEqual(['/api/analytics?range=24h', '/api/analytics?range=24h']);
+
+    // Out of sight: no more asking.
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS * 2);
+    });
+    expect(calls()).toHaveLength(2);
+    Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+    act(() => {
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await waitFor(() => expect(calls()).toHaveLength(3));
+  });
+});
