@@ -115,6 +115,17 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
     // A scope's name is shown as given.
     loosened: new Set(['enum']),
   },
+  {
+    id: '@shortener/contracts/web-domains',
+    declarations: 'src/contracts-web-domains.d.ts',
+    about: "the domains section's constants, calls and answer checks, loaded with its page only",
+    constants: ['DOMAIN_HOST_MAX'],
+    schemas: ['domainSchema', 'domainsSchema'],
+    routes: {
+      name: 'domainsApi',
+      operations: ['listDomains', 'addDomain', 'verifyDomain', 'deleteDomain', 'restoreDomain'],
+    },
+  },
 ];
 
 /** Words that describe a schema without constraining it. */

@@ -24,6 +24,7 @@ import { useHost } from '../../../lib/hydration';
 import { shortLinkFor, toAbsoluteUrl } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { shortenUrl } from '../api/shorten-url';
+import { UtmBuilder } from './utm-builder';
 import './shorten-form.css';
 
 /** The link just made: its short link, its code (for its page) and where it leads. */
@@ -185,6 +186,16 @@ export function ShortenForm() {
           </p>
         )}
       </form>
+
+      {/* Beside the URL it writes into; editing it is editing the URL (back to idle). */}
+      <UtmBuilder
+        url={input}
+        readOnly={busy}
+        onChange={(url) => {
+          setInput(url);
+          reset();
+        }}
+      />
 
       {notice?.kind === 'rate-limit' && (
         <RateLimited
