@@ -115,7 +115,7 @@ export const linkRulesAnswerShape = {
   android: z.string().optional(),
   geo: z.record(z.string(), z.string()).optional(),
   hasPassword: z.literal(true).optional().describe('Present (true) when a password is set.'),
-  maxVisits: z.number().int().positive().optional(),
+  maxVisits: z.number().int().min(1).optional(),
 };
 
 /**
@@ -127,6 +127,6 @@ export const resolvedRulesSchema = z.object({
   android: z.string().optional(),
   geo: z.record(z.string(), z.string()).optional(),
   passwordHash: z.string().optional(),
-  maxVisits: z.number().int().positive().optional(),
+  maxVisits: z.number().int().min(1).optional(),
 });
 export type ResolvedRules = z.infer<typeof resolvedRulesSchema>;
