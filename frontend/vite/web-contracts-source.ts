@@ -150,7 +150,12 @@ function answerJsonSchema(
             'teach it to src/lib/answer-schema.ts',
         );
       }
-      if (key === 'additionalProperties') continue;
+      // A map's values are checked (a zod record); an object's `false` needs nothing.
+      if (key === 'additionalProperties') {
+        if (typeof value === 'object' && value !== null) kept[key] = strip(value, `${where}{}`);
+        continue;
+      }
+      if (key === 'propertyNames') continue;
       kept[key] =
         key === 'properties'
           ? Object.fromEntries(
