@@ -38,10 +38,13 @@ export function brandedShortUrl(host: string, slug: string): string {
   return `https://${host}/${slug}`;
 }
 
+/** TARGET_URL_MESSAGES.required's words (links.ts imports this file: no import back). */
+const URL_REQUIRED = 'A URL is required.';
+
 const ruleUrl = (field: string) =>
   z
     // Its length and form are the links service's to check, with url's messages.
-    .string({ error: LINK_RULES_MESSAGES.url(field, 'A URL is required.') })
+    .string({ error: LINK_RULES_MESSAGES.url(field, URL_REQUIRED) })
     .nullable()
     .optional();
 

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { BrandedLinksService } from './branded-links.service';
+import { LinkEditsService } from './link-edits.service';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { OwnHostsService } from './own-hosts.service';
@@ -11,6 +13,8 @@ export class LinksModule {
   static forRoot(cache: LinkCache): DynamicModule {
     return {
       module: LinksModule,
+      // The domains' module stops and resumes a domain's links through it.
+      global: true,
       controllers: [LinksController],
       providers: [
         { provide: LINK_CACHE, useValue: cache },
@@ -18,7 +22,10 @@ export class LinksModule {
         OwnedLinksService,
         OwnHostsService,
         RemovalsService,
+        LinkEditsService,
+        BrandedLinksService,
       ],
+      exports: [BrandedLinksService],
     };
   }
 }
