@@ -126,6 +126,15 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
       operations: ['listDomains', 'addDomain', 'verifyDomain', 'deleteDomain', 'restoreDomain'],
     },
   },
+  {
+    // Loaded with the link form's options only: the home page stays within its budget.
+    id: '@shortener/contracts/web-link-rules',
+    declarations: 'src/contracts-web-link-rules.d.ts',
+    about: "the link options' constants and the call that creates a link with them",
+    constants: ['LINK_PASSWORD_MAX', 'MAX_VISITS_MAX'],
+    schemas: ['bulkLinksResponseSchema'],
+    routes: { name: 'linkRulesApi', operations: ['createLinks'] },
+  },
 ];
 
 /** Words that describe a schema without constraining it. */

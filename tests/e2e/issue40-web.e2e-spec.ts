@@ -58,7 +58,12 @@ describe("issue 40's web app", () => {
     provider = await startOAuth2Mock({
       dana: { sub: `domains-${RUN}`, name: FULL_NAME, picture: '', email: 'dana@example.com' },
     });
-    stack = await startJourneyStack(provider, { links: { DNS_SERVERS: dns.server } });
+    // Given a minute to start: the stack's eight services on a busy machine.
+    stack = await startJourneyStack(provider, {
+      // The server's undo window outlasts the pictures taken while Undo is offered.
+      serviceEnv: { links: { DNS_SERVERS: dns.server, DELETE_UNDO_WINDOW_MS: '120000' } },
+      healthTimeoutMs: 60_000,
+    });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: DESKTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
@@ -68,7 +73,7 @@ describe("issue 40's web app", () => {
     await page.goto(`${stack.url}/profile`);
     await page.getByRole('link', { name: 'Sign in with Google', exact: true }).click();
     await visible(page.getByRole('heading', { level: 1, name: `${FULL_NAME}'s URLs` }), 30_000);
-  }, 150_000);
+  }, 300_000);
 
   afterAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
@@ -160,6 +165,62 @@ describe("issue 40's web app", () => {
       expect(listed.map(({ host, verified }) => ({ host, verified }))).toEqual([
         { host: HOST, verified: true },
       ]);
+      expect(journal).toEqual([]);
+    });
+  });
+
+  describe("the link form's domain and rules, shown on the link's page and edited there", () => {
+    const slug = `spring-${RUN}`;
+    const shortUrl = `https://${HOST}/${slug}`;
+    const rules = (): Locator => page.getByRole('region', { name: 'Domain and rules' });
+
+    it('makes a link on the verified domain with targeting, a password and a cap', async () => {
+      await page.goto(`${stack.url}/`);
+      await page.getByLabel('URL to shorten').fill(`${landing.origin}/landing?journey=rules`);
+      await page.getByRole('textbox', { name: 'Alias (optional)' }).fill(slug);
+      await page.getByRole('button', { name: 'Domain and rules' }).click();
+      const domain = page.getByRole('combobox', { name: 'Domain' });
+      // Once the verified domains have loaded (selectOption waits for the option).
+      await domain.selectOption(HOST);
+      await page.getByLabel('iPhone and iPad visitors go to').fill('https://apps.apple.com/app/1');
+      await page.getByRole('button', { name: 'Add a country' }).click();
+      await page.getByLabel('Country 1', { exact: true }).fill('gb');
+      await page.getByLabel('Visitors from country 1 go to').fill('https://example.co.uk/');
+      await page.getByLabel('Password', { exact: true }).fill('open sesame');
+      await page.getByLabel('Visit cap').fill('100');
+      await picture('link-options');
+
+      await page.getByRole('button', { name: 'Shorten', exact: true }).click();
+      await visible(page.getByRole('button', { name: 'Copy', exact: true }));
+      expect(await page.getByLabel('URL to shorten').inputValue()).toBe(shortUrl);
+    });
+
+    it("shows the link's own short URL and its rules on its page", async () => {
+      await page.getByRole('link', { name: 'Its stats and visitors' }).click();
+      await visible(rules());
+      expect(await page.locator('.detail__short-link').textContent()).toBe(shortUrl);
+      const text = (await rules().innerText()).replace(/\s+/g, ' ');
+      expect(text).toContain(`Domain ${HOST}`);
+      expect(text).toContain('iPhone and iPad visitors https://apps.apple.com/app/1');
+      expect(text).toContain('(GB) https://example.co.uk/');
+      expect(text).toContain('Password Asked before the visit');
+      expect(text).toContain('Visit cap 100 visits, then it stops');
+      await picture('link-rules');
+    });
+
+    it('edits them: the password removed, the cap changed', async () => {
+      await page.getByRole('button', { name: 'Edit' }).click();
+      const form = page.getByRole('form', { name: 'Edit link' });
+      expect(await form.getByLabel('iPhone and iPad visitors go to').inputValue()).toBe(
+        'https://apps.apple.com/app/1',
+      );
+      await form.getByRole('checkbox', { name: 'Remove the password' }).check();
+      await form.getByLabel('Visit cap').fill('50');
+      await picture('link-edit-rules');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await visible(page.getByText('Saved.'));
+      await visible(rules().getByText('50 visits, then it stops'));
+      expect(await rules().getByText('Asked before the visit').count()).toBe(0);
       expect(journal).toEqual([]);
     });
   });

@@ -345,10 +345,11 @@ const UNREACHABLE_LIMIT = String(1_000_000_000);
  * Redis counters are shared: every suite on this machine signs in and shortens from
  * 127.0.0.1 (over a thousand sign-ins a minute were seen while others ran), so they are set
  * out of reach. `serviceEnv` adds a service's own settings (the links service's DNS_SERVERS).
+ * `healthTimeoutMs`: how long a service may take to start (a busy machine's).
  */
 export function startJourneyStack(
   provider: OAuth2Mock,
-  serviceEnv: StackOptions['serviceEnv'] = {},
+  { serviceEnv = {}, healthTimeoutMs }: Pick<StackOptions, 'serviceEnv' | 'healthTimeoutMs'> = {},
 ): Promise<Stack> {
   return startStack({
     edge: true,
@@ -359,5 +360,6 @@ export function startJourneyStack(
       SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
     },
     serviceEnv: { ...serviceEnv, auth: provider.env },
+    ...(healthTimeoutMs === undefined ? {} : { healthTimeoutMs }),
   });
 }

@@ -29,7 +29,7 @@ export function UtmBuilder({
     <div className="utm">
       <button
         type="button"
-        className="utm__toggle"
+        className="disclosure-toggle"
         aria-expanded={open}
         aria-controls={panelId}
         onClick={() => setOpen((shown) => !shown)}
