@@ -14,6 +14,7 @@ function setup() {
   return { user, fetchMock, url, field };
 }
 
+// Each test types URLs key by key: given 15 s on a busy machine.
 describe('the UTM builder beside the URL field', () => {
   it('is folded away until asked for, then offers three labelled fields', async () => {
     const { user } = setup();
@@ -29,7 +30,7 @@ describe('the UTM builder beside the URL field', () => {
     expect(screen.getByRole('textbox', { name: 'Source utm_source' })).toBeTruthy();
     expect(screen.getByRole('textbox', { name: 'Medium utm_medium' })).toBeTruthy();
     expect(screen.getByRole('textbox', { name: 'Campaign utm_campaign' })).toBeTruthy();
-  });
+  }, 15_000);
 
   it('writes the fields into the URL as they are typed, and clears one from it when emptied', async () => {
     const { user, url, field } = setup();
@@ -43,7 +44,7 @@ describe('the UTM builder beside the URL field', () => {
     );
     await user.clear(field(/utm_medium/));
     expect(url.value).toBe('example.com/spring?ref=home&utm_source=newsletter&utm_campaign=spring');
-  });
+  }, 15_000);
 
   it('shows what the URL holds: a URL pasted or edited fills the fields', async () => {
     const { user, url, field } = setup();
@@ -55,7 +56,7 @@ describe('the UTM builder beside the URL field', () => {
     expect(field(/utm_campaign/).value).toBe('black friday');
     await user.type(url, 'X');
     expect(field(/utm_campaign/).value).toBe('black fridayX');
-  });
+  }, 15_000);
 
   it('shortens the URL with its parameters, and a change of a field is a new link to make', async () => {
     const { user, url, field, fetchMock } = setup();
@@ -70,5 +71,5 @@ describe('the UTM builder beside the URL field', () => {
     await user.type(field(/utm_source/), '2');
     expect(screen.getByRole('button', { name: 'Shorten' })).toBeTruthy();
     expect(url.value).toBe('https://example.com/a?utm_source=qr2');
-  });
+  }, 15_000);
 });
