@@ -125,6 +125,26 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
     // A scope's name is shown as given.
     loosened: new Set(['enum']),
   },
+  {
+    id: '@shortener/contracts/web-domains',
+    declarations: 'src/contracts-web-domains.d.ts',
+    about: "the domains section's constants, calls and answer checks, loaded with its page only",
+    constants: ['DOMAIN_HOST_MAX'],
+    schemas: ['domainSchema', 'domainsSchema'],
+    routes: {
+      name: 'domainsApi',
+      operations: ['listDomains', 'addDomain', 'verifyDomain', 'deleteDomain', 'restoreDomain'],
+    },
+  },
+  {
+    // Loaded with the link form's options only: the home page stays within its budget.
+    id: '@shortener/contracts/web-link-rules',
+    declarations: 'src/contracts-web-link-rules.d.ts',
+    about: "the link options' constants and the call that creates a link with them",
+    constants: ['LINK_PASSWORD_MAX', 'MAX_VISITS_MAX'],
+    schemas: ['bulkLinksResponseSchema'],
+    routes: { name: 'linkRulesApi', operations: ['createLinks'] },
+  },
 ];
 
 /** Words that describe a schema without constraining it. */
@@ -149,7 +169,12 @@ function answerJsonSchema(
             'teach it to src/lib/answer-schema.ts',
         );
       }
-      if (key === 'additionalProperties') continue;
+      // A map's values are checked (a zod record); an object's `false` needs nothing.
+      if (key === 'additionalProperties') {
+        if (typeof value === 'object' && value !== null) kept[key] = strip(value, `${where}{}`);
+        continue;
+      }
+      if (key === 'propertyNames') continue;
       kept[key] =
         key === 'properties'
           ? Object.fromEntries(

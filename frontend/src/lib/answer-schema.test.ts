@@ -9,6 +9,17 @@ const link = {
   expiresAt: 1_800_000_000_000,
   visitCount: 3,
 };
+/** A link on a branded domain with every rule (only what is set is answered). */
+const branded = {
+  ...link,
+  domain: 'go.acme.example',
+  shortUrl: 'https://go.acme.example/spring',
+  ios: 'https://apps.apple.com/app/1',
+  android: 'https://play.google.com/store/apps/details?id=a',
+  geo: { GB: 'https://example.co.uk/', DE: 'https://example.de/' },
+  hasPassword: true,
+  maxVisits: 10,
+};
 const visit = {
   _id: 'v1',
   createdAt: '2026-01-02T03:04:05.000Z',
@@ -20,6 +31,10 @@ const visit = {
 const samples = {
   userDataSchema: [
     { fullName: 'Ada', profilePicture: '', urls: [link] },
+    { fullName: 'Ada', profilePicture: '', urls: [link, branded] },
+    { fullName: 'Ada', profilePicture: '', urls: [{ ...branded, geo: { GB: 7 } }] },
+    { fullName: 'Ada', profilePicture: '', urls: [{ ...branded, geo: 'GB' }] },
+    { fullName: 'Ada', profilePicture: '', urls: [{ ...branded, hasPassword: false }] },
     { fullName: 'Ada', profilePicture: '', urls: [], extra: 'dropped' },
     { fullName: 'Ada', profilePicture: '', urls: [{ ...link, visitCount: -1 }] },
     { fullName: 'Ada', profilePicture: '', urls: [{ ...link, visitCount: 1.5 }] },

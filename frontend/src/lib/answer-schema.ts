@@ -13,6 +13,8 @@ export interface AnswerSchema {
   const?: string | number | boolean;
   minimum?: number;
   maximum?: number;
+  /** A map's values (zod's record): each key not in `properties` is checked against it. */
+  additionalProperties?: AnswerSchema;
 }
 
 /** Keywords the check understands; the build refuses a schema that uses any other. */
@@ -24,8 +26,11 @@ export const ANSWER_SCHEMA_KEYWORDS = [
   'const',
   'minimum',
   'maximum',
-  // Output of a zod object: its unknown keys are dropped, as the check below does.
+  // Output of a zod object: its unknown keys are dropped, as the check below does; a schema
+  // here (a zod record) checks and keeps them.
   'additionalProperties',
+  // A zod record's keys: strings, as every JSON key is (dropped at build time).
+  'propertyNames',
 ] as const;
 
 const INVALID = Symbol('invalid');
@@ -65,6 +70,16 @@ function check(schema: AnswerSchema, value: unknown): unknown {
         const checked = check(property, record[key]);
         if (checked === INVALID) return INVALID;
         result[key] = checked;
+      }
+      const values = schema.additionalProperties;
+      if (values) {
+        for (const [key, item] of Object.entries(record)) {
+          if (Object.hasOwn(schema.properties ?? {}, key)) continue;
+          const checked = check(values, item);
+          if (checked === INVALID) return INVALID;
+          // Defined as a property: a key such as __proto__ stays data.
+          Object.defineProperty(result, key, { value: checked, enumerable: true, writable: true });
+        }
       }
       return result;
     }

@@ -21,6 +21,11 @@ export function shortLinkFor(code: string, origin: string = window.location.orig
   return `${origin}${SHORT_LINK_PREFIX}${code}`;
 }
 
+/** A link's short URL: the API's own for a link on a domain, `{origin}/r/{code}` otherwise. */
+export function shortUrlOf(link: { urlID: string; shortUrl?: string | undefined }): string {
+  return link.shortUrl ?? shortLinkFor(link.urlID);
+}
+
 /** Splits a URL at its first '?' so the query can be shown apart from the rest. */
 export function splitQuery(url: string): { base: string; query: string } {
   const index = url.indexOf('?');

@@ -9,6 +9,7 @@ import {
   SHORT_CODE_PATTERN,
   TARGET_URL_MESSAGES,
 } from './links';
+import { LINK_RULE_FIELDS, linkRulesAnswerShape, linkRulesInputShape } from './link-rules';
 
 /**
  * What the public API accepts (SPEC.md section 7), as the gateway validates it and its
@@ -131,6 +132,13 @@ export const BULK_MESSAGES = {
   notObject: 'Each link must be an object {url, days, alias}.',
 } as const;
 
+/** A field read as given (the links service checks it), described as PATCH describes it. */
+const asGiven = (schema: z.ZodType) =>
+  z
+    .unknown()
+    .optional()
+    .describe(schema.description ?? '');
+
 /**
  * One link of a bulk call, as shorten's query reads it (days may be a number here): the
  * gateway checks it with shortenQuerySchema, so the rules are shorten's exactly.
@@ -140,7 +148,17 @@ export const bulkLinkSchema = z
     {
       url: z.unknown().optional().describe('The absolute http or https URL to shorten.'),
       days: z.unknown().optional().describe('7, 15, 30 or 60; anything else means 7.'),
-      alias: z.unknown().optional().describe("The back-half to use, as shorten's alias."),
+      alias: z
+        .unknown()
+        .optional()
+        .describe("The back-half to use, as shorten's alias (on a domain: its back-half there)."),
+      // Read as PATCH reads them; the links service checks each, naming the field (400).
+      domain: asGiven(linkRulesInputShape.domain),
+      ios: asGiven(linkRulesInputShape.ios),
+      android: asGiven(linkRulesInputShape.android),
+      geo: asGiven(linkRulesInputShape.geo),
+      password: asGiven(linkRulesInputShape.password),
+      maxVisits: asGiven(linkRulesInputShape.maxVisits),
     },
     { error: BULK_MESSAGES.notObject },
   )
@@ -160,6 +178,8 @@ export const bulkLinkResultSchema = z.object({
     .describe('The status shorten would answer for this link: 201, 400, 403, 409 or 429'),
   url: z.string().optional().describe('201: the short code (or the alias)'),
   message: z.string().optional().describe('Otherwise: why this link was not created'),
+  domain: linkRulesAnswerShape.domain,
+  shortUrl: linkRulesAnswerShape.shortUrl,
 });
 export type BulkLinkResult = z.infer<typeof bulkLinkResultSchema>;
 
@@ -167,6 +187,9 @@ export const bulkLinksResponseSchema = z.object({
   results: z.array(bulkLinkResultSchema),
 });
 export type BulkLinksResponse = z.infer<typeof bulkLinksResponseSchema>;
+
+/** What PATCH /api/links/{urlID} changes: one at least. */
+const EDITABLE_FIELDS = ['url', 'days', 'domain', ...LINK_RULE_FIELDS] as const;
 
 /**
  * PATCH /api/links/{urlID}: a new destination, a new expiry counted from now, or both. Stricter
@@ -192,6 +215,7 @@ export const editLinkBodySchema = z
         .meta({ enum: [...EXPIRY_DAYS] })
         .optional()
         .describe('The new expiry, in days from now: 7, 15, 30 or 60.'),
+      ...linkRulesInputShape,
     },
     {
       error: (issue) =>
@@ -200,7 +224,7 @@ export const editLinkBodySchema = z
           : EDIT_LINK_MESSAGES.notAnObject,
     },
   )
-  .refine((body) => body.url !== undefined || body.days !== undefined, {
+  .refine((body) => EDITABLE_FIELDS.some((field) => body[field] !== undefined), {
     error: EDIT_LINK_MESSAGES.nothingToChange,
   })
   // The refinement above, as JSON Schema says it.

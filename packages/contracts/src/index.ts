@@ -34,6 +34,7 @@ export * from './sessions';
 export * from './api-requests';
 export * from './api-keys';
 export * from './domains';
+export * from './link-rules';
 export * from './public-api';
 export * from './page-routes';
 export * from './short-link-route';

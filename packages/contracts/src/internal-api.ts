@@ -7,6 +7,7 @@ import {
   linkListSchema,
   linksFoundSchema,
   resolvedLinkSchema,
+  resolveQuerySchema,
   updateLinkRequestSchema,
   visitCountsSchema,
   visitHandOffAnswerSchema,
@@ -166,6 +167,7 @@ export const internalApi = {
       400: internalErrorSchema,
       403: internalErrorSchema,
       404: internalErrorSchema,
+      409: internalErrorSchema,
     },
   }),
   /**
@@ -222,6 +224,7 @@ export const internalApi = {
     service: 'links',
     method: 'GET',
     route: '/internal/resolve/:code',
+    query: resolveQuerySchema,
     answers: { 200: resolvedLinkSchema, 404: internalErrorSchema },
   }),
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visitSchema } from './api';
 import { ALIAS_MAX_LENGTH } from './links';
+import { linkRulesAnswerShape, resolvedRulesSchema } from './link-rules';
 import { visitEventSchema } from './visits';
 
 /**
@@ -17,8 +18,34 @@ export const internalLinkSchema = z.object({
   originalUrl: z.string(),
   createdAt: z.string(),
   expiresAt: z.number(),
+  /**
+   * A branded link's domain and slug (its back-half there), and the rules that are set; all
+   * absent for a plain main-origin link (and from the previous release's answers).
+   */
+  domain: linkRulesAnswerShape.domain,
+  slug: z.string().optional(),
+  ios: linkRulesAnswerShape.ios,
+  android: linkRulesAnswerShape.android,
+  geo: linkRulesAnswerShape.geo,
+  hasPassword: linkRulesAnswerShape.hasPassword,
+  maxVisits: linkRulesAnswerShape.maxVisits,
 });
 export type InternalLink = z.infer<typeof internalLinkSchema>;
+
+/**
+ * A link's domain and rules as the links service reads them (it checks each, naming the
+ * field): a value sets, null removes, absent keeps.
+ */
+function placementAndRules() {
+  return {
+    domain: z.unknown().optional(),
+    ios: z.unknown().optional(),
+    android: z.unknown().optional(),
+    geo: z.unknown().optional(),
+    password: z.unknown().optional(),
+    maxVisits: z.unknown().optional(),
+  };
+}
 
 // Both optional: the links service answers a missing URL itself, and missing days mean 7.
 export const createLinkRequestSchema = z.object({
@@ -26,6 +53,7 @@ export const createLinkRequestSchema = z.object({
   days: z.unknown().optional(),
   /** A chosen back-half (signed in only); none, null or '' for a generated code. */
   alias: z.unknown().optional(),
+  ...placementAndRules(),
 });
 export type CreateLinkRequest = z.infer<typeof createLinkRequestSchema>;
 
@@ -33,6 +61,7 @@ export type CreateLinkRequest = z.infer<typeof createLinkRequestSchema>;
 export const updateLinkRequestSchema = z.object({
   url: z.unknown().optional(),
   days: z.number().int().optional(),
+  ...placementAndRules(),
 });
 export type UpdateLinkRequest = z.infer<typeof updateLinkRequestSchema>;
 
@@ -57,8 +86,15 @@ export const resolvedLinkSchema = z.object({
   expiresAt: z.number(),
   /** Raised by every change of the link; the previous release did not send it. */
   version: z.number().int().nonnegative().optional(),
+  /** The link's code (its urlID) when it was asked for by a domain's slug. */
+  urlId: z.string().optional(),
+  /** The rules the redirect applies; absent for a plain link. */
+  rules: resolvedRulesSchema.optional(),
 });
 export type ResolvedLink = z.infer<typeof resolvedLinkSchema>;
+
+/** The internal resolve's query: with `host`, the code is a slug on that branded domain. */
+export const resolveQuerySchema = z.object({ host: z.string().max(253).optional() });
 
 export const VISITS_PAGE_DEFAULT = 50;
 export const VISITS_PAGE_MAX = 500;

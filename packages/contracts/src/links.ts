@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WEB_APP_PAGES } from './web-pages';
+import { linkRulesAnswerShape } from './link-rules';
 
 /** Generated short codes: 7 characters of base62, case-sensitive. */
 export const SHORT_CODE_LENGTH = 7;
@@ -123,10 +124,10 @@ export const TARGET_URL_MESSAGES = {
  * (TARGET_URL_MESSAGES), which apply to a new destination as they do to a new link.
  */
 export const EDIT_LINK_MESSAGES = {
-  notAnObject: 'Send a JSON object with url, days or both.',
-  nothingToChange: 'Give url, days or both.',
+  notAnObject: 'Send a JSON object with url, days, domain or a rule to change.',
+  nothingToChange: 'Give url, days, domain or a rule (ios, android, geo, password, maxVisits).',
   days: `days must be one of ${EXPIRY_DAYS.join(', ')}.`,
-  unknownField: 'Only url and days can be changed.',
+  unknownField: 'Only url, days, domain, ios, android, geo, password and maxVisits can be changed.',
 } as const;
 
 /**
@@ -146,5 +147,7 @@ export const shortLinkSchema = z.object({
   /** Milliseconds since the epoch. */
   expiresAt: z.number().int(),
   visitCount: z.number().int().nonnegative(),
+  // Beside SPEC's fields, each only when set: a plain main-origin link answers as before.
+  ...linkRulesAnswerShape,
 });
 export type ShortLink = z.infer<typeof shortLinkSchema>;

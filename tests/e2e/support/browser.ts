@@ -6,7 +6,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Locator, type Page, type Route } from 'playwright-core';
-import { REPO_ROOT, startStack, type OAuth2Mock, type Stack } from '@shortener/testkit';
+import {
+  REPO_ROOT,
+  startStack,
+  type OAuth2Mock,
+  type Stack,
+  type StackOptions,
+} from '@shortener/testkit';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -338,9 +344,13 @@ const UNREACHABLE_LIMIT = String(1_000_000_000);
  * signing in through the given mock provider. The rate limits are not under test and their
  * Redis counters are shared: every suite on this machine signs in and shortens from
  * 127.0.0.1 (over a thousand sign-ins a minute were seen while others ran), so they are set
- * out of reach.
+ * out of reach. `serviceEnv` adds a service's own settings (the links service's DNS_SERVERS).
+ * `healthTimeoutMs`: how long a service may take to start (a busy machine's).
  */
-export function startJourneyStack(provider: OAuth2Mock): Promise<Stack> {
+export function startJourneyStack(
+  provider: OAuth2Mock,
+  { serviceEnv = {}, healthTimeoutMs }: Pick<StackOptions, 'serviceEnv' | 'healthTimeoutMs'> = {},
+): Promise<Stack> {
   return startStack({
     edge: true,
     env: {
@@ -349,6 +359,7 @@ export function startJourneyStack(provider: OAuth2Mock): Promise<Stack> {
       SHORTEN_RATE_LIMIT_ANONYMOUS: UNREACHABLE_LIMIT,
       SHORTEN_RATE_LIMIT_SIGNED_IN: UNREACHABLE_LIMIT,
     },
-    serviceEnv: { auth: provider.env },
+    serviceEnv: { ...serviceEnv, auth: provider.env },
+    ...(healthTimeoutMs === undefined ? {} : { healthTimeoutMs }),
   });
 }

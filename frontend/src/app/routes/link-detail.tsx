@@ -83,6 +83,7 @@ function LinkPage({ link, reload, onGone }: LinkPageProps) {
       <LinkDetail link={{ ...link, visitCount }} />
       <LinkStats
         urlID={link.urlID}
+        shortUrl={link.shortUrl}
         visitCount={visitCount}
         onLiveVisit={onLiveVisit}
         onLiveRefetch={onLiveRefetch}

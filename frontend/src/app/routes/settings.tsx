@@ -1,12 +1,13 @@
 import { Link } from 'react-router-dom';
 import { ApiKeysSection } from '../../features/api-keys';
 import { RequireUser } from '../../features/auth';
+import { DomainsSection } from '../../features/domains';
 import { usePageTitle } from '../../lib/use-page-title';
 import './settings.css';
 
 /**
  * The account's settings, apart from the list of links (which can run to thousands): for now
- * its API keys. A path of its own, outside /profile/{id}, where any code could be a link's.
+ * its API keys and its domains. A path of its own, outside /profile/{id}, where any code could be a link's.
  */
 export function SettingsRoute() {
   usePageTitle('Settings');
@@ -21,6 +22,7 @@ export function SettingsRoute() {
             </Link>
           </div>
           <ApiKeysSection />
+          <DomainsSection />
         </div>
       )}
     </RequireUser>

@@ -19,6 +19,7 @@ import {
   MAX_URL_LENGTH,
   TARGET_URL_MESSAGES,
 } from '../links';
+import { LINK_RULES_MESSAGES } from '../link-rules';
 import {
   EDGE_ANSWERS,
   error,
@@ -29,6 +30,18 @@ import {
   urlIdParams,
 } from './answers';
 import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
+
+/** What a domain or a rule refused answers (400), on POST /api/links items and PATCH. */
+const RULE_REFUSALS =
+  [
+    `'${LINK_RULES_MESSAGES.domainUnknown('{host}')}' (also another account's domain)`,
+    `'${LINK_RULES_MESSAGES.domainUnverified('{host}')}'`,
+    `'${LINK_RULES_MESSAGES.url('ios', '{url message}')}' (also android and geo.{country})`,
+    `'${LINK_RULES_MESSAGES.country('{code}')}'`,
+    `'${LINK_RULES_MESSAGES.geo}'`,
+    `'${LINK_RULES_MESSAGES.password}'`,
+    `'${LINK_RULES_MESSAGES.maxVisits}'`,
+  ].join('; ') + '. A password is never answered: answers carry hasPassword';
 
 /** Shortening and managing links. */
 export const linksApi = {
@@ -123,7 +136,10 @@ export const linksApi = {
     summary:
       `Shortens up to ${BULK_LINKS_MAX} URLs at once, each with shorten's rules, and answers ` +
       'each one: its status and short code, or its status and message. Each link counts ' +
-      'against the shorten rate limit; those past it are answered 429',
+      'against the shorten rate limit; those past it are answered 429. A link may live on ' +
+      'one of your verified domains (domain; its alias is its back-half there, unique per ' +
+      'domain) and carry rules (ios, android, geo, password, maxVisits), each checked and ' +
+      `refused (400) with a message naming the field: ${RULE_REFUSALS}`,
     access: 'signed-in',
     apiKeyScope: 'links:write',
     body: bulkLinksRequestSchema,
@@ -131,7 +147,8 @@ export const linksApi = {
     answers: {
       200: {
         description:
-          'Each link answered in the order given: {status: 201, url: code} when created, ' +
+          'Each link answered in the order given: {status: 201, url: code} when created ' +
+          '(with domain and shortUrl for a link on a domain), ' +
           '{status, message} with the status and message shorten would answer otherwise ' +
           '(400, 403, 409, or 429 past the rate limit)',
         body: PUBLIC_SCHEMAS.bulkLinks,
@@ -182,9 +199,11 @@ export const linksApi = {
     method: 'PATCH',
     path: '/api/links/{urlID}',
     summary:
-      "Changes one of your links' destination, its expiry (days from now), or both; the code, " +
-      'its visits and its stats stay. Every redirect serves the new destination within a second ' +
-      'of the answer.',
+      "Changes one of your links' destination, its expiry (days from now), its domain or its " +
+      'rules (null removes one); the code, its visits and its stats stay. Moved to a domain, ' +
+      'it keeps its back-half there (its code, when it had none); moved back (domain: null), ' +
+      'it is served at /r/{urlID}. Every redirect serves the change within a second of the ' +
+      'answer.',
     access: 'signed-in',
     apiKeyScope: 'links:write',
     params: urlIdParams,
@@ -201,6 +220,7 @@ export const linksApi = {
             `'${EDIT_LINK_MESSAGES.days}'`,
             `'${TARGET_URL_MESSAGES.notAbsolute}'`,
             `'${TARGET_URL_MESSAGES.noHost}'`,
+            RULE_REFUSALS,
           ].join('; '),
       ),
       401: unauthorized,
@@ -216,6 +236,9 @@ export const linksApi = {
           `. Also ${REQUESTED_WITH_HEADER} missing`,
       ),
       404: error(`'${MESSAGES.urlNotFound}': unknown, expired, deleted or not yours`),
+      409: error(
+        `Nothing changed: moved to a domain where its back-half is taken: '${ALIAS_MESSAGES.taken}'`,
+      ),
       413: EDGE_ANSWERS[413],
       415: EDGE_ANSWERS[415],
       429: EDGE_ANSWERS[429],

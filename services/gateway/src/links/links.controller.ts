@@ -26,7 +26,7 @@ import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { ShortenRateLimitGuard, shortenBudget } from '../rate-limit/shorten-rate-limit.guard';
 import { CurrentUser } from '../session/session.guards';
 import { LiveStreams } from '../stats/live-streams';
-import { LinksService } from './links.service';
+import { LinksService, type GivenRules } from './links.service';
 
 /**
  * A URL too long is refused like the links service's other rules for a URL the page
@@ -37,6 +37,19 @@ const refuseShorten: Refusal = (issue) =>
   issue.code === 'too_big' && issue.path[0] === 'url'
     ? new ForbiddenException(issue.message)
     : new BadRequestException(issue.message);
+
+/** The domain and rules a bulk item gives, as given (the links service checks each). */
+function rulesOf(item: RouteInput<typeof publicApi.createLinks>['body'][number]): GivenRules {
+  const given = Object.entries({
+    domain: item.domain,
+    ios: item.ios,
+    android: item.android,
+    geo: item.geo,
+    password: item.password,
+    maxVisits: item.maxVisits,
+  }).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(given);
+}
 
 /** Links of one bulk call shortened at the same time (each one call to the links service). */
 const BULK_CALLS_AT_ONCE = 4;
@@ -104,8 +117,8 @@ export class LinksController {
         alias: item.alias ?? undefined,
       });
       if (!query.success) throw refuseShorten(query.error.issues[0]!);
-      const { url } = await this.links.shorten(query.data, user, requestId);
-      return { status: HttpStatus.CREATED, url };
+      const created = await this.links.createOne(query.data, rulesOf(item), user, requestId);
+      return { status: HttpStatus.CREATED, ...created };
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       const answer = error.getResponse();

@@ -4,11 +4,11 @@ import {
   isShortCode,
   MESSAGES,
   shortenResponseSchema,
-  shortLinkSchema,
   visitCountOf,
   type DeleteResponse,
   type EditLinkBody,
   type InternalLink,
+  type LinkRuleField,
   type SessionUser,
   type ShortenQuery,
   type ShortenResponse,
@@ -17,6 +17,10 @@ import {
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
+import { publicLink } from '../backends/public-link';
+
+/** A link's domain and rules as a caller gave them: the links service checks each. */
+export type GivenRules = Partial<Record<'domain' | LinkRuleField, unknown>>;
 
 /** Shorten, edit, delete and restore, as the links service does them for the caller. */
 @Injectable()
@@ -32,13 +36,38 @@ export class LinksService {
     user: SessionUser | null,
     requestId?: string,
   ): Promise<ShortenResponse> {
+    const link = await this.create(query, {}, user, requestId);
+    return shortenResponseSchema.parse({ url: link.urlID, loggedIn: user !== null });
+  }
+
+  /**
+   * A link of a bulk call: shorten's, and where it lives and its rules as given (the links
+   * service checks them, naming the field); a branded one answers its domain and short URL.
+   */
+  async createOne(
+    query: ShortenQuery,
+    rules: GivenRules,
+    user: SessionUser,
+    requestId?: string,
+  ): Promise<{ url: string; domain?: string; shortUrl?: string }> {
+    const link = await this.create(query, rules, user, requestId);
+    const { domain, shortUrl } = publicLink(link, 0);
+    return { url: link.urlID, ...(domain && shortUrl ? { domain, shortUrl } : {}) };
+  }
+
+  private async create(
+    query: ShortenQuery,
+    rules: GivenRules,
+    user: SessionUser | null,
+    requestId?: string,
+  ): Promise<InternalLink> {
     const response = await callBackend(this.links, internalApi.createLink, {
       identity: { userId: user?.id ?? null },
       requestId,
-      body: { url: query.url, days: query.days ?? null, alias: query.alias ?? null },
+      body: { url: query.url, days: query.days ?? null, alias: query.alias ?? null, ...rules },
     });
     if (response.status !== 201) throw refusal(response);
-    return shortenResponseSchema.parse({ url: response.body.urlID, loggedIn: user !== null });
+    return response.body;
   }
 
   /** Someone else's link answers exactly like an unknown one. */
@@ -94,9 +123,6 @@ export class LinksService {
       requestId,
       body: { codes: [link.urlID] },
     });
-    return shortLinkSchema.parse({
-      ...link,
-      visitCount: visitCountOf(counts.body.counts, link.urlID),
-    });
+    return publicLink(link, visitCountOf(counts.body.counts, link.urlID));
   }
 }

@@ -300,7 +300,16 @@ describe('the OpenAPI description', () => {
     expect(edit.required).toBe(true);
     const schema = edit.content['application/json']!.schema;
     expect(schema['type']).toBe('object');
-    expect(Object.keys(schema['properties'] as object)).toEqual(['url', 'days']);
+    expect(Object.keys(schema['properties'] as object)).toEqual([
+      'url',
+      'days',
+      'domain',
+      'ios',
+      'android',
+      'geo',
+      'password',
+      'maxVisits',
+    ]);
     expect(schema['additionalProperties']).toBe(false);
     const withBody = buildOpenApiDocument([
       { ...publicApi.deleteLink, body: z.object({ note: z.string().max(10) }) },

@@ -3,7 +3,6 @@ import {
   internalApi,
   LINKS_PAGE_SIZE,
   LINKS_QUERY_MESSAGES,
-  shortLinkSchema,
   visitCountOf,
   userDataSchema,
   type InternalLink,
@@ -16,6 +15,7 @@ import {
 import type { InternalClient } from '@shortener/chassis';
 import { ANALYTICS_CLIENT, LINKS_CLIENT } from '../backends/backends.module';
 import { callBackend, refusal } from '../backends/backend-call';
+import { publicLink } from '../backends/public-link';
 import { byVisits, decodeVisitsCursor, encodeVisitsCursor } from './visits-cursor';
 
 /** The most codes one visit-counts call takes. */
@@ -67,9 +67,7 @@ export class UserService {
     const { links, nextCursor, total = null } = listed.body;
     const counts = await this.visitCounts(links, user.id, requestId);
     return {
-      urls: links.map((link) =>
-        shortLinkSchema.parse({ ...link, visitCount: visitCountOf(counts, link.urlID) }),
-      ),
+      urls: links.map((link) => publicLink(link, visitCountOf(counts, link.urlID))),
       nextCursor,
       total,
     };
@@ -115,7 +113,7 @@ export class UserService {
       // A link deleted between the two calls is left out.
       urls: page.flatMap(({ code, visits }) => {
         const link = byCode.get(code);
-        return link ? [shortLinkSchema.parse({ ...link, visitCount: visits })] : [];
+        return link ? [publicLink(link, visits)] : [];
       }),
       nextCursor: ranked.length > LINKS_PAGE_SIZE && last ? encodeVisitsCursor(last) : null,
       total: codes.length,

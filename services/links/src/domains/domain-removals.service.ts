@@ -5,7 +5,9 @@ import type { PeriodicOptions } from '@shortener/chassis';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
+import { BrandedLinksService } from '../links/branded-links.service';
 import { connected } from '../links/link-rows';
+import { retireRemoved } from '../links/retired-codes';
 import { DOMAIN_COLUMNS, toDomain, type DomainRow } from './domain-rows';
 import { DomainsService, hostOfParam } from './domains.service';
 
@@ -18,6 +20,7 @@ export class DomainRemovalsService extends PeriodicProvider {
   constructor(
     @Inject(ManagedDataSource) private readonly database: ManagedDataSource,
     @Inject(DomainsService) private readonly domains: DomainsService,
+    @Inject(BrandedLinksService) private readonly links: BrandedLinksService,
     @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
@@ -45,6 +48,7 @@ export class DomainRemovalsService extends PeriodicProvider {
       [this.config.DELETE_UNDO_WINDOW_MS],
     );
     if (rows.length === 0) throw new NotFoundException(DOMAIN_MESSAGES.notFound);
+    await this.links.stop(rows[0]!.host);
   }
 
   /** Undoes a delete within the window; a live domain of the owner answers as it is. */
@@ -55,14 +59,32 @@ export class DomainRemovalsService extends PeriodicProvider {
       rawHost,
       ownerId,
     );
-    return toDomain(rows[0] ?? (await this.domains.ownedOr404(ownerId, rawHost)));
+    if (rows[0]) {
+      await this.links.resume(rows[0].host);
+      return toDomain(rows[0]);
+    }
+    return toDomain(await this.domains.ownedOr404(ownerId, rawHost));
   }
 
-  /** Domains deleted longer ago than the window: gone for good. */
+  /**
+   * Domains deleted longer ago than the window: gone for good, and their links deleted (into
+   * the removals' outbox, purged with their visits), so the host comes free with no link on it.
+   */
   async purgeDue(): Promise<void> {
     if (!this.database.isConnected) return;
     await this.database.dataSource.query(
-      'DELETE FROM links.domains WHERE deleted_at IS NOT NULL AND purge_after <= now()',
+      `WITH purged AS (
+         DELETE FROM links.domains WHERE deleted_at IS NOT NULL AND purge_after <= now()
+         RETURNING host, owner_id
+       ), gone AS (
+         UPDATE links.links
+           SET deleted_at = now(),
+               expires_at_before_delete = expires_at,
+               expires_at = least(expires_at, now())
+         WHERE (domain, owner_id) IN (SELECT host, owner_id FROM purged) AND deleted_at IS NULL
+         RETURNING code
+       )
+       ${retireRemoved('now()')}`,
     );
   }
 

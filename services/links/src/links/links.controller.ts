@@ -9,11 +9,13 @@ import {
   type LinkList,
   type LinksFound,
   type ResolvedLink,
+  type UpdateLinkRequest,
 } from '@shortener/contracts';
 import type { CallerIdentity } from '@shortener/chassis';
 import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import { ownerOf } from '../owner-of';
 import { decodeLinkCursor } from './link-cursor';
+import { LinkEditsService } from './link-edits.service';
 import { LinksService } from './links.service';
 import { OwnedLinksService } from './owned-links.service';
 
@@ -25,6 +27,7 @@ export class LinksController {
   constructor(
     @Inject(LinksService) private readonly links: LinksService,
     @Inject(OwnedLinksService) private readonly owned: OwnedLinksService,
+    @Inject(LinkEditsService) private readonly edits: LinkEditsService,
   ) {}
 
   /** A body that is not an object carries no URL, and is answered like a missing one. */
@@ -33,7 +36,7 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { body }: RouteInput<typeof internalApi.createLink>,
   ): Promise<InternalLink> {
-    return this.links.create(caller, body.url, body.days, body.alias);
+    return this.links.create(caller, body);
   }
 
   @Route(internalApi.listLinks)
@@ -96,14 +99,13 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { params, body }: RouteInput<typeof internalApi.updateLink>,
   ): Promise<InternalLink> {
-    const change = {
-      ...(body.url === undefined ? {} : { url: body.url }),
-      ...(body.days === undefined ? {} : { days: body.days }),
-    };
-    if (change.url === undefined && change.days === undefined) {
+    const change = Object.fromEntries(
+      Object.entries(body).filter(([, value]) => value !== undefined),
+    ) as UpdateLinkRequest;
+    if (Object.keys(change).length === 0) {
       throw new BadRequestException(EDIT_LINK_MESSAGES.nothingToChange);
     }
-    const link = await this.links.updateOwned(ownerOf(caller), params.code, change);
+    const link = await this.edits.updateOwned(ownerOf(caller), params.code, change);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }
@@ -113,16 +115,16 @@ export class LinksController {
     @Caller() caller: CallerIdentity,
     @Input() { params }: RouteInput<typeof internalApi.restoreLink>,
   ): Promise<InternalLink> {
-    const link = await this.links.restoreOwned(ownerOf(caller), params.code);
+    const link = await this.edits.restoreOwned(ownerOf(caller), params.code);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }
 
   @Route(internalApi.resolveLink)
   async resolve(
-    @Input() { params }: RouteInput<typeof internalApi.resolveLink>,
+    @Input() { params, query }: RouteInput<typeof internalApi.resolveLink>,
   ): Promise<ResolvedLink> {
-    const link = await this.links.resolve(params.code);
+    const link = await this.links.resolve(params.code, query.host);
     if (!link) throw new NotFoundException(NOT_FOUND);
     return link;
   }

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { BrandedLinksService } from './branded-links.service';
+import { LinkEditsService } from './link-edits.service';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 import { OwnHostsService } from './own-hosts.service';
@@ -12,6 +14,8 @@ export class LinksModule {
   static forRoot(cache: LinkCache): DynamicModule {
     return {
       module: LinksModule,
+      // The domains' module stops and resumes a domain's links through it.
+      global: true,
       controllers: [LinksController],
       providers: [
         { provide: LINK_CACHE, useValue: cache },
@@ -20,7 +24,10 @@ export class LinksModule {
         OwnHostsService,
         RemovalsService,
         OwnerNoticesService,
+        LinkEditsService,
+        BrandedLinksService,
       ],
+      exports: [BrandedLinksService],
     };
   }
 }

@@ -1,5 +1,4 @@
 import {
-  BadRequestException,
   ConflictException,
   ForbiddenException,
   Inject,
@@ -14,11 +13,11 @@ import {
   checkAlias,
   DAY_MS,
   DELETED_CODE_KEPT_DAYS,
-  EDIT_LINK_MESSAGES,
-  EXPIRY_DAYS,
+  DOMAIN_HOST_MAX,
   isShortCode,
   MESSAGES,
   parseExpiryDays,
+  type CreateLinkRequest,
   type InternalLink,
   type ResolvedLink,
 } from '@shortener/contracts';
@@ -27,19 +26,31 @@ import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
-import { cachedLink, connected, toInternal, type VersionedRow } from './link-rows';
-import { OwnedLinksService } from './owned-links.service';
+import { chosenSlug, ownVerifiedDomain, slugTaken, targetUrl } from './link-placement';
+import { readRules, type RulesChange } from './link-rules-input';
+import {
+  cachedLink,
+  cacheKeyOf,
+  connected,
+  toInternal,
+  VERSIONED_COLUMNS,
+  type VersionedRow,
+} from './link-rows';
 import { OwnHostsService } from './own-hosts.service';
 import { RemovalsService } from './removals.service';
 import { retireRemoved } from './retired-codes';
 import { generateShortCode } from './short-code';
-import { checkTargetUrl } from '@shortener/link-cache';
 
 const CODE_ATTEMPTS = 5;
 
-/** See LinksService.insert: $1 code, $2 URL, $3 owner, $4 created, $5 expires, $6 days kept. */
-const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, created_at, expires_at)
-  SELECT $1::varchar, $2, $3, $4, $5
+/**
+ * See LinksService.insert: $1 code, $2 URL, $3 owner, $4 created, $5 expires, $6 days kept,
+ * $7 domain, $8 slug, $9..$13 the rules' columns.
+ */
+const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, created_at, expires_at,
+    domain, slug, ios_url, android_url, geo_urls, password_hash, max_visits)
+  SELECT $1::varchar, $2, $3, $4, $5,
+    $7::varchar, $8::varchar, $9::text, $10::text, $11::jsonb, $12::varchar, $13::int
   WHERE NOT EXISTS (
       SELECT 1 FROM links.retired_codes
       WHERE lower(code) = lower($1::varchar) AND retired_at > now() - make_interval(days => $6)
@@ -48,7 +59,14 @@ const INSERT_LINK = `INSERT INTO links.links (code, original_url, owner_id, crea
       SELECT 1 FROM links.links WHERE case_twin AND lower(code) = lower($1::varchar)
     )
   ON CONFLICT DO NOTHING
-  RETURNING code, original_url, created_at, expires_at, version`;
+  RETURNING ${VERSIONED_COLUMNS}`;
+
+/** Where a new link lives: the main origin (host null), or a domain and its back-half. */
+interface Placement {
+  host: string | null;
+  /** The chosen back-half; null for a generated one. */
+  slug: string | null;
+}
 
 /** Rolls back an alias whose code was retired while it was being stored. */
 class RetiredMeanwhile extends Error {}
@@ -61,51 +79,51 @@ export class LinksService {
     @Inject(LINK_CACHE) private readonly cache: LinkCache,
     @Inject(RemovalsService) private readonly removals: RemovalsService,
     @Inject(OwnHostsService) private readonly own: OwnHostsService,
-    @Inject(OwnedLinksService) private readonly owned: OwnedLinksService,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     @Inject(SERVICE_CONFIG) private readonly config: LinksConfig,
   ) {}
 
-  /** Shorten's rules for a destination, for a new link and an edited one alike. */
-  private targetUrl(rawUrl: unknown): string {
-    const target = checkTargetUrl(rawUrl, this.own.hosts);
-    if (!target.ok) {
-      // A rule applied to a URL the web page accepts is a 403: the page shows its message.
-      throw target.reason === 'refused'
-        ? new ForbiddenException(target.message)
-        : new BadRequestException(target.message);
-    }
-    return target.url;
-  }
-
-  async create(
-    caller: CallerIdentity,
-    rawUrl: unknown,
-    rawDays: unknown,
-    rawAlias?: unknown,
-  ): Promise<InternalLink> {
-    const url = this.targetUrl(rawUrl);
-    const days = parseExpiryDays(rawDays);
+  async create(caller: CallerIdentity, body: CreateLinkRequest): Promise<InternalLink> {
+    const url = targetUrl(body.url, this.own.hosts);
+    const days = parseExpiryDays(body.days);
     if (caller.userId === null && days > ANONYMOUS_MAX_EXPIRY_DAYS) {
       throw new ForbiddenException(MESSAGES.loginForExpiry);
     }
-    const alias = this.chosenAlias(caller, rawAlias);
+    let placement: Placement = { host: null, slug: null };
+    let alias: string | null;
+    if (body.domain === undefined || body.domain === null || body.domain === '') {
+      alias = this.chosenAlias(caller, body.alias);
+    } else {
+      placement = {
+        host: await ownVerifiedDomain(this.db(), caller.userId, body.domain),
+        slug: chosenSlug(body.alias),
+      };
+      alias = null;
+    }
+    const rules = await readRules(body, this.own.hosts);
     const createdAt = new Date();
     const expiresAt = new Date(createdAt.getTime() + days * DAY_MS);
     for (let attempt = 0; attempt < (alias === null ? CODE_ATTEMPTS : 1); attempt += 1) {
+      const slug = placement.host === null ? null : (placement.slug ?? generateShortCode());
       const row = await this.insert(
         alias ?? generateShortCode(),
         url,
         caller,
         { createdAt, expiresAt },
+        { host: placement.host, slug, rules },
         alias !== null,
       );
       if (row) {
-        await this.cache.set(row.code, cachedLink(row)).catch((error: unknown) =>
+        await this.cache.set(cacheKeyOf(row), cachedLink(row)).catch((error: unknown) =>
           // The redirect falls back to this service on a cache miss, so this is not fatal.
           this.logger.warn({ err: String(error), code: row.code }, 'link not cached'),
         );
         return toInternal(row);
+      }
+      if (placement.host !== null && placement.slug !== null) {
+        if (await slugTaken(this.db(), placement.host, placement.slug)) {
+          throw new ConflictException(ALIAS_MESSAGES.taken);
+        }
       }
     }
     if (alias !== null) throw await this.aliasConflict(alias);
@@ -131,8 +149,10 @@ export class LinksService {
     url: string,
     caller: CallerIdentity,
     when: { createdAt: Date; expiresAt: Date },
+    where: { host: string | null; slug: string | null; rules: RulesChange },
     chosen: boolean,
   ): Promise<VersionedRow | undefined> {
+    const { rules } = where;
     const params = [
       code,
       url,
@@ -140,6 +160,13 @@ export class LinksService {
       when.createdAt,
       when.expiresAt,
       DELETED_CODE_KEPT_DAYS,
+      where.host,
+      where.slug,
+      rules.ios_url ?? null,
+      rules.android_url ?? null,
+      rules.geo_urls ? JSON.stringify(rules.geo_urls) : null,
+      rules.password_hash ?? null,
+      rules.max_visits ?? null,
     ];
     if (!chosen) return (await this.db().query<VersionedRow[]>(INSERT_LINK, params))[0];
     try {
@@ -173,86 +200,6 @@ export class LinksService {
   }
 
   /**
-   * A new destination, a new expiry counted from now, or both, on one of the owner's live
-   * links; then every redirect instance drops its copy (the cache's broadcast). Someone
-   * else's, a deleted or an expired link answers null, like an unknown one.
-   */
-  async updateOwned(
-    ownerId: string,
-    code: string,
-    change: { url?: unknown; days?: number },
-  ): Promise<InternalLink | null> {
-    if (!isShortCode(code)) return null;
-    const url = change.url === undefined ? null : this.targetUrl(change.url);
-    const days = change.days === undefined ? null : change.days;
-    if (days !== null && !(EXPIRY_DAYS as readonly number[]).includes(days)) {
-      throw new BadRequestException(EDIT_LINK_MESSAGES.days);
-    }
-    const rows: VersionedRow[] = await this.db().query(
-      // In a WITH, so the answer is the rows (TypeORM answers a bare UPDATE with a count too).
-      `WITH changed AS (
-         UPDATE links.links
-         SET original_url = coalesce($3, original_url),
-             expires_at = coalesce(now() + make_interval(days => $4), expires_at)
-         WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL
-         RETURNING code, original_url, created_at, expires_at, version
-       )
-       SELECT * FROM changed`,
-      [code, ownerId, url, days],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    await this.replaceCached(row);
-    return toInternal(row);
-  }
-
-  /**
-   * Undoes a delete within the window: the removal leaves the outbox (its visits are never
-   * deleted) and the link is live again, in the cache over its gone marker. A live link of
-   * the owner answers as it is; past the window, or someone else's, null.
-   */
-  async restoreOwned(ownerId: string, code: string): Promise<InternalLink | null> {
-    if (!isShortCode(code)) return null;
-    const rows: VersionedRow[] = await this.db().query(
-      `WITH undone AS (
-         DELETE FROM links.removed_links r
-         USING links.links l
-         WHERE r.code = $1 AND l.code = $1 AND l.owner_id = $2
-           AND l.deleted_at IS NOT NULL AND r.purge_after > now()
-           AND coalesce(l.expires_at_before_delete, l.expires_at) > now()
-         RETURNING r.code
-       ),
-       restored AS (
-         UPDATE links.links
-           SET deleted_at = NULL,
-               expires_at = coalesce(expires_at_before_delete, expires_at),
-               expires_at_before_delete = NULL
-         WHERE code IN (SELECT code FROM undone)
-         RETURNING code, original_url, created_at, expires_at, version
-       )
-       SELECT * FROM restored`,
-      [code, ownerId],
-    );
-    const row = rows[0];
-    if (!row) return this.owned.getOwned(ownerId, code);
-    await this.replaceCached(row);
-    return toInternal(row);
-  }
-
-  /**
-   * Every redirect instance must follow a change within a second, so a cache that cannot be
-   * told fails the call (the change stays made: repeating it is harmless).
-   */
-  private async replaceCached(row: VersionedRow): Promise<void> {
-    try {
-      await this.cache.replace(row.code, cachedLink(row));
-    } catch (error) {
-      this.logger.warn({ err: String(error), code: row.code }, 'cache not told of change');
-      throw new ServiceUnavailableException('Link cache unavailable, try again');
-    }
-  }
-
-  /**
    * Marks the link deleted (it stops redirecting at once) and queues its purge, with its
    * visits, for after the undo window. Someone else's link answers exactly like an unknown
    * one: false. Its expiry moves to now (the real one kept for a restore), so code that knows
@@ -260,38 +207,51 @@ export class LinksService {
    */
   async deleteOwned(ownerId: string, code: string): Promise<boolean> {
     if (!isShortCode(code)) return false;
-    const rows: { code: string; version: string }[] = await this.db().query(
-      `WITH gone AS (
+    const rows: { code: string; version: string; domain: string | null; slug: string | null }[] =
+      await this.db().query(
+        `WITH gone AS (
          UPDATE links.links
            SET deleted_at = now(),
                expires_at_before_delete = expires_at,
                expires_at = least(expires_at, now())
          WHERE code = $1 AND owner_id = $2 AND deleted_at IS NULL AND expires_at > now()
-         RETURNING code, version
+         RETURNING code, version, domain, slug
        )
        ${retireRemoved('now() + make_interval(secs => $3::double precision / 1000)')}`,
-      [code, ownerId, this.config.DELETE_UNDO_WINDOW_MS],
-    );
+        [code, ownerId, this.config.DELETE_UNDO_WINDOW_MS],
+      );
     const [row] = rows;
     if (row === undefined) return false;
-    await this.removals.stopRedirects([{ code, version: Number(row.version) }]);
+    await this.removals.stopRedirects([
+      { code, version: Number(row.version), key: cacheKeyOf(row) },
+    ]);
     return true;
   }
 
-  /** For the redirect service after a cache miss: the live link, cached again. */
-  async resolve(code: string): Promise<ResolvedLink | null> {
+  /**
+   * For the redirect service after a cache miss: the live link, cached again. With `host`,
+   * `code` is a back-half on that branded domain (served only while the domain is its owner's,
+   * verified and not deleted); without, a main-origin code (a domain link's code is not one).
+   */
+  async resolve(code: string, host?: string): Promise<ResolvedLink | null> {
     if (!isShortCode(code)) return null;
+    if (host !== undefined && (host === '' || host.length > DOMAIN_HOST_MAX)) return null;
     const rows: VersionedRow[] = await this.db().query(
-      `SELECT code, original_url, created_at, expires_at, version FROM links.links
-       WHERE code = $1 AND expires_at > now() AND deleted_at IS NULL`,
-      [code],
+      host === undefined
+        ? `SELECT ${VERSIONED_COLUMNS} FROM links.links
+           WHERE code = $1 AND domain IS NULL AND expires_at > now() AND deleted_at IS NULL`
+        : `SELECT ${VERSIONED_COLUMNS} FROM links.links
+           WHERE domain = $2 AND lower(slug) = lower($1) AND slug = $1
+             AND expires_at > now() AND deleted_at IS NULL`,
+      host === undefined ? [code] : [code, host.toLowerCase()],
     );
     const row = rows[0];
-    if (!row) return null;
+    if (!row?.served) return null;
     const link = cachedLink(row);
+    const key = cacheKeyOf(row);
     await this.cache
-      .refill(code, link)
-      .catch((error: unknown) => this.logger.warn({ err: String(error), code }, 'refill failed'));
+      .refill(key, link)
+      .catch((error: unknown) => this.logger.warn({ err: String(error), key }, 'refill failed'));
     return link;
   }
 

@@ -7,11 +7,11 @@ import {
 } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { encodeLinkCursor, type LinkCursor, type LinkOrder } from './link-cursor';
-import { connected, toInternal, type LinkRow } from './link-rows';
+import { connected, LINK_COLUMNS, toInternal, type LinkRow } from './link-rows';
 
 /**
- * The owner's live links (not expired, not deleted), containing `search` in the destination
- * or the code, any letter case, when it is not empty: the WHERE terms and their values.
+ * The owner's live links (not expired, not deleted), containing `search` in the destination,
+ * the code or a branded link's back-half, any letter case, when it is not empty: the WHERE terms and their values.
  */
 function liveOwnedBy(ownerId: string, search: string | undefined) {
   const values: unknown[] = [ownerId];
@@ -21,7 +21,9 @@ function liveOwnedBy(ownerId: string, search: string | undefined) {
     // Both sides lower-cased by PostgreSQL, so that they fold letters the same way.
     const needle = `lower($${values.length})`;
     where.push(
-      `(strpos(lower(original_url), ${needle}) > 0 OR strpos(lower(code), ${needle}) > 0)`,
+      `(strpos(lower(original_url), ${needle}) > 0 OR strpos(lower(code), ${needle}) > 0` +
+        // A branded link's back-half is found as its code is.
+        ` OR strpos(lower(coalesce(slug, '')), ${needle}) > 0)`,
     );
   }
   return { values, where };
@@ -62,7 +64,7 @@ export class OwnedLinksService {
     const direction = order === 'expiring' ? 'ASC' : 'DESC';
     // One row more than a page tells whether another follows.
     const listed = connected(this.database).query<(LinkRow & { micros: string })[]>(
-      `SELECT code, original_url, created_at, expires_at,
+      `SELECT ${LINK_COLUMNS},
               (extract(epoch FROM ${column}) * 1000000)::bigint AS micros
        FROM links.links
        WHERE ${pageWhere.join(' AND ')}
@@ -97,7 +99,7 @@ export class OwnedLinksService {
   async findOwned(ownerId: string, codes: string[]): Promise<InternalLink[]> {
     if (codes.length === 0) return [];
     const rows = await connected(this.database).query<LinkRow[]>(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
+      `SELECT ${LINK_COLUMNS} FROM links.links
        WHERE owner_id = $1 AND code = ANY($2::varchar[])
          AND expires_at > now() AND deleted_at IS NULL`,
       [ownerId, codes],
@@ -108,7 +110,7 @@ export class OwnedLinksService {
   async getOwned(ownerId: string, code: string): Promise<InternalLink | null> {
     if (!isShortCode(code)) return null;
     const rows: LinkRow[] = await connected(this.database).query(
-      `SELECT code, original_url, created_at, expires_at FROM links.links
+      `SELECT ${LINK_COLUMNS} FROM links.links
        WHERE code = $1 AND owner_id = $2 AND expires_at > now() AND deleted_at IS NULL`,
       [code, ownerId],
     );

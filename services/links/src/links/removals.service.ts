@@ -7,6 +7,7 @@ import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/chassis-nest';
 import type { LinksConfig } from '../config';
 import { LINK_CACHE, type LinkCache } from './link-cache.provider';
+import { cachedLink, cacheKeyOf, VERSIONED_COLUMNS, type VersionedRow } from './link-rows';
 import { retireRemoved } from './retired-codes';
 
 const BATCH = 500;
@@ -55,14 +56,16 @@ export class RemovalsService extends PeriodicProvider {
   }
 
   /**
-   * Stops redirects of just-deleted links at once (awaited), each marked gone at the version
-   * its deletion gave it; their purge waits for its time. A cache that cannot be told is told
+   * Stops redirects of just-deleted links at once (awaited), each marked gone under its cache
+   * key (its code, or its branded key) at the version its deletion gave it; their purge waits for its time. A cache that cannot be told is told
    * by a later round.
    */
-  async stopRedirects(deleted: Array<{ code: string; version: number }>): Promise<void> {
+  async stopRedirects(
+    deleted: Array<{ code: string; version: number; key: string }>,
+  ): Promise<void> {
     const codes = deleted.map(({ code }) => code);
     try {
-      await Promise.all(deleted.map(({ code, version }) => this.cache.delete(code, version)));
+      await Promise.all(deleted.map(({ key, version }) => this.cache.delete(key, version)));
     } catch (error) {
       this.logger.warn({ err: String(error), codes }, 'cache not told of removal yet; will retry');
       return;
@@ -117,10 +120,18 @@ export class RemovalsService extends PeriodicProvider {
       );
       if (rows.length === 0) return;
       const due = rows.map((row) => row.code);
-      await this.database.dataSource.query(
-        'DELETE FROM links.links WHERE code = ANY($1::varchar[]) AND deleted_at IS NOT NULL',
-        [due],
-      );
+      const purged: { code: string; domain: string | null; slug: string | null }[] =
+        await this.database.dataSource.query(
+          // In a WITH, so the answer is the rows (TypeORM answers a bare DELETE with a count too).
+          `WITH purged AS (
+             DELETE FROM links.links WHERE code = ANY($1::varchar[]) AND deleted_at IS NOT NULL
+             RETURNING code, domain, slug
+           )
+           SELECT * FROM purged`,
+          [due],
+        );
+      // A branded link's entry is under its domain's key: gone for good there too.
+      const branded = purged.filter((row) => row.domain !== null).map(cacheKeyOf);
       // A link restored at the very end of its window (after the rows were read) stays.
       const live: { code: string }[] = await this.database.dataSource.query(
         'SELECT code FROM links.links WHERE code = ANY($1::varchar[])',
@@ -128,7 +139,9 @@ export class RemovalsService extends PeriodicProvider {
       );
       const restored = new Set(live.map((row) => row.code));
       const codes = due.filter((code) => !restored.has(code));
-      await Promise.all(codes.map((code) => this.cache.delete(code, PURGED_VERSION)));
+      await Promise.all(
+        [...codes, ...branded].map((key) => this.cache.delete(key, PURGED_VERSION)),
+      );
       if (codes.length > 0 && !(await this.forgetVisits(codes))) return;
       if (rows.length < BATCH) return;
     }
@@ -136,28 +149,27 @@ export class RemovalsService extends PeriodicProvider {
 
   /** Deleted links whose gone marker the cache did not take when they were deleted. */
   private async retryStopRedirects(): Promise<void> {
-    const rows: { code: string; version: string }[] = await this.database.dataSource.query(
-      `SELECT r.code, l.version FROM links.removed_links r JOIN links.links l USING (code)
-       WHERE NOT r.cache_told AND r.purge_after > now()
-       ORDER BY r.removed_at LIMIT $1`,
-      [BATCH],
-    );
+    const rows: { code: string; version: string; domain: string | null; slug: string | null }[] =
+      await this.database.dataSource.query(
+        `SELECT r.code, l.version, l.domain, l.slug
+         FROM links.removed_links r JOIN links.links l USING (code)
+         WHERE NOT r.cache_told AND r.purge_after > now()
+         ORDER BY r.removed_at LIMIT $1`,
+        [BATCH],
+      );
     if (rows.length === 0) return;
     const codes = rows.map((row) => row.code);
-    await this.stopRedirects(rows.map(({ code, version }) => ({ code, version: Number(version) })));
+    await this.stopRedirects(
+      rows.map((row) => ({ code: row.code, version: Number(row.version), key: cacheKeyOf(row) })),
+    );
     // One restored since the rows were read must not keep the gone marker just written.
-    const restored: { code: string; original_url: string; expires_at: Date; version: string }[] =
-      await this.database.dataSource.query(
-        `SELECT code, original_url, expires_at, version FROM links.links
-         WHERE code = ANY($1::varchar[]) AND deleted_at IS NULL`,
-        [codes],
-      );
+    const restored: VersionedRow[] = await this.database.dataSource.query(
+      `SELECT ${VERSIONED_COLUMNS} FROM links.links
+       WHERE code = ANY($1::varchar[]) AND deleted_at IS NULL`,
+      [codes],
+    );
     for (const row of restored) {
-      await this.cache.replace(row.code, {
-        url: row.original_url,
-        expiresAt: row.expires_at.getTime(),
-        version: Number(row.version),
-      });
+      if (row.served !== false) await this.cache.replace(cacheKeyOf(row), cachedLink(row));
     }
   }
 

@@ -5,6 +5,7 @@ import { UndoableDeletes1796200000000 } from './1796200000000-undoable-deletes';
 import { DeletedLinksExpired1796300000000 } from './1796300000000-deleted-links-expired';
 import { LinkVersions1796400000000 } from './1796400000000-link-versions';
 import { Domains1796500000000 } from './1796500000000-domains';
+import { BrandedLinks1796600000000 } from './1796600000000-branded-links';
 import { OwnerNotices1796700000000 } from './1796700000000-owner-notices';
 
 /** Every migration of the `links` schema, oldest first. */
@@ -16,5 +17,6 @@ export const linksMigrations = [
   DeletedLinksExpired1796300000000,
   LinkVersions1796400000000,
   Domains1796500000000,
+  BrandedLinks1796600000000,
   OwnerNotices1796700000000,
 ];

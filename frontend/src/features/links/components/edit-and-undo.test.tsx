@@ -56,7 +56,8 @@ describe('Edit on the detail page', () => {
       'PATCH /api/links/Ab3dE5g {"url":"https://example.org/new","days":60}',
     );
     expect(readCachedUser()?.urls).toEqual([edited]);
-  });
+    // The file's first page load (the detail's chunks) and a URL typed key by key.
+  }, 15_000);
 
   it("shows the server's refusal beside Save and changes nothing", async () => {
     const user = userEvent.setup();

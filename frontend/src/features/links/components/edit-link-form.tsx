@@ -6,16 +6,19 @@ import {
   type ShortLink,
 } from '@shortener/contracts/web';
 import { useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useHost } from '../../../lib/hydration';
 import { toAbsoluteUrl } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { editLink } from '../api/edit-link';
+import { editInput, isOptionsRefusal, optionsOf, type LinkOptions } from '../link-options';
+import { LinkOptionsFields } from './link-options-fields';
 // The expiry choices look like the home page's.
 import './shorten-form.css';
 import './edit-link-form.css';
 
 /**
- * Edit: a new destination, a new expiry counted from today, or both; the code, its
- * visits and its stats stay. A refusal is shown beside Save. `onDone` closes the form, told
+ * Edit: a new destination, a new expiry counted from today, its domain and rules (targeting,
+ * password, visit cap); the code, its visits and its stats stay. A refusal is shown beside Save. `onDone` closes the form, told
  * whether a change was saved; Escape closes it as Cancel does.
  */
 export function EditLinkForm({
@@ -28,9 +31,12 @@ export function EditLinkForm({
   const { putLink, signOut } = useSession();
   const [url, setUrl] = useState(link.originalUrl);
   const [days, setDays] = useState<ExpiryDays | null>(null);
+  const [options, setOptions] = useState<LinkOptions>(() => optionsOf(link));
+  const host = useHost();
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
+  const optionsRefused = isOptionsRefusal(error);
   const urlId = useId();
   const errorId = useId();
 
@@ -45,8 +51,9 @@ export function EditLinkForm({
     const change: EditLinkBody = {
       ...(absolute === link.originalUrl ? {} : { url: absolute }),
       ...(days === null ? {} : { days }),
+      ...editInput(options, link),
     };
-    if (change.url === undefined && change.days === undefined) {
+    if (Object.keys(change).length === 0) {
       onDone(false);
       return;
     }
@@ -97,8 +104,8 @@ export function EditLinkForm({
           setError('');
         }}
         readOnly={busy}
-        aria-invalid={error !== ''}
-        aria-describedby={error ? errorId : undefined}
+        aria-invalid={error !== '' && !optionsRefused}
+        aria-describedby={error && !optionsRefused ? errorId : undefined}
       />
 
       <fieldset className="expiry edit-link__expiry">
@@ -126,8 +133,23 @@ export function EditLinkForm({
         </div>
       </fieldset>
 
+      <section className="edit-link__options" aria-label="Domain and rules">
+        <h2 className="edit-link__label">Domain and rules</h2>
+        <LinkOptionsFields
+          options={options}
+          onChange={(next) => {
+            setOptions(next);
+            setError('');
+          }}
+          readOnly={busy}
+          refusal={optionsRefused ? error : null}
+          hasPassword={link.hasPassword === true}
+          host={host}
+        />
+      </section>
+
       <div className="edit-link__actions">
-        {error && (
+        {error && !optionsRefused && (
           <p id={errorId} className="edit-link__error" role="alert">
             {error}
           </p>

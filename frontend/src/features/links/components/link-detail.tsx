@@ -15,9 +15,10 @@ import { copyText } from '../../../lib/clipboard';
 import { formatDate, formatRemaining, formatTime } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
 import { displayUrl } from '../../../lib/display-url';
-import { isWebUrl, shortLinkFor, splitQuery } from '../../../lib/url';
+import { isWebUrl, shortUrlOf, splitQuery } from '../../../lib/url';
 import { useDeleteLink } from '../hooks/use-delete-link';
 import { EditLinkForm } from './edit-link-form';
+import { LinkRules } from './link-rules';
 import { MixedScriptsBadge } from './mixed-scripts-badge';
 import './link-detail.css';
 
@@ -33,7 +34,7 @@ export function LinkDetail({ link }: { link: ShortLink }) {
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
-  const shortLink = shortLinkFor(link.urlID);
+  const shortLink = shortUrlOf(link);
   const { origin, pathname: path } = new URL(shortLink);
   // Where the short link really goes, not the text as it was typed.
   const shown = displayUrl(link.originalUrl);
@@ -129,6 +130,8 @@ export function LinkDetail({ link }: { link: ShortLink }) {
             <dd>{link.visitCount}</dd>
           </div>
         </dl>
+
+        <LinkRules link={link} />
 
         {/* Last, at the foot of the card: never the first control a thumb meets beside Back. */}
         <div className="detail__actions">

@@ -19,7 +19,7 @@ import { copyText } from '../../../lib/clipboard';
 import { formatRemaining } from '../../../lib/format';
 import { useNowAtEach, useNowWhileVisible } from '../../../lib/use-now';
 import { displayUrl, urlParts } from '../../../lib/display-url';
-import { shortLinkFor } from '../../../lib/url';
+import { shortUrlOf } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { useDeleteLink } from '../hooks/use-delete-link';
 import { useLinkSearch, useMoreLinks } from '../hooks/use-link-pages';
@@ -198,7 +198,7 @@ function LinkItem({ link, position, deleting, onOpen, onDelete }: LinkItemProps)
   // Where the short link really goes, not the text as it was typed (SPEC: "original URL").
   const shown = displayUrl(link.originalUrl);
   const { scheme, host, middle, end } = urlParts(shown.text);
-  const shortLink = shortLinkFor(link.urlID);
+  const shortLink = shortUrlOf(link);
 
   function openUnlessSelecting() {
     // Selecting the URL to copy it should not leave the page.

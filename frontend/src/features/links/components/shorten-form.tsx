@@ -24,6 +24,9 @@ import { useHost } from '../../../lib/hydration';
 import { shortLinkFor, toAbsoluteUrl } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { shortenUrl } from '../api/shorten-url';
+import { createInput, isOptionsRefusal, NO_OPTIONS, type LinkOptions } from '../link-options';
+import { LinkOptionsPanel } from './link-options-panel';
+import { UtmBuilder } from './utm-builder';
 import './shorten-form.css';
 
 /** The link just made: its short link, its code (for its page) and where it leads. */
@@ -57,6 +60,7 @@ export function ShortenForm() {
   const [copied, setCopied] = useState(false);
   const [busy, setBusy] = useState(false);
   const [chosenDays, setChosenDays] = useState<ExpiryDays>(DEFAULT_EXPIRY_DAYS);
+  const [options, setOptions] = useState<LinkOptions>(NO_OPTIONS);
   // State updates are not synchronous: a second click in the same instant still sees busy=false.
   const inFlight = useRef(false);
   const inputId = useId();
@@ -69,6 +73,11 @@ export function ShortenForm() {
   const days = signedIn ? chosenDays : DEFAULT_EXPIRY_DAYS;
   // A refusal of the alias marks the alias field, not the URL.
   const aliasRefused = (Object.values(ALIAS_MESSAGES) as string[]).includes(error);
+  // A refusal of the domain or a rule is shown with them; the URL's with the URL.
+  const optionsRefused = isOptionsRefusal(error);
+  const urlRefused = error !== '' && !aliasRefused && !optionsRefused;
+  const domain = signedIn ? options.domain : '';
+  const prefix = domain === '' ? `${host}/r/` : `${domain}/`;
 
   /** Back to idle: the result, the errors and the copied state go. */
   function reset() {
@@ -110,16 +119,25 @@ export function ShortenForm() {
     setBusy(true);
     setError('');
     setNotice(null);
-    const answer = await shortenUrl(url, days, signedIn ? alias : '');
+    const extra = signedIn ? createInput(options) : {};
+    // Shorten's query takes no domain nor rule: a link with them is made by POST /api/links.
+    const answer =
+      Object.keys(extra).length === 0
+        ? await shortenUrl(url, days, signedIn ? alias : '')
+        : await (await import('../api/create-link')).createLink(url, days, alias, extra);
     inFlight.current = false;
     setBusy(false);
 
     if (answer.ok) {
       setInput(url);
-      const code = answer.data.url;
-      setResult({ shortLink: shortLinkFor(code), code, destination: url });
+      if ('shortLink' in answer.data) {
+        setResult({ ...answer.data, destination: url });
+      } else {
+        const code = answer.data.url;
+        setResult({ shortLink: shortLinkFor(code), code, destination: url });
+        if (signedIn && !answer.data.loggedIn) signOut();
+      }
       forgetUser();
-      if (signedIn && !answer.data.loggedIn) signOut();
       return;
     }
     if (answer.signedOut) signOut();
@@ -165,8 +183,8 @@ export function ShortenForm() {
           value={shortLink ?? input}
           onChange={onChange}
           readOnly={busy}
-          aria-invalid={error !== '' && !aliasRefused}
-          aria-describedby={error && !aliasRefused ? errorId : undefined}
+          aria-invalid={urlRefused}
+          aria-describedby={urlRefused ? errorId : undefined}
         />
         <button
           type="submit"
@@ -179,12 +197,22 @@ export function ShortenForm() {
         </button>
         {/* The URL's own error, in the form, so a phone (one column) shows it between the
             field and the button, in sight of both; wider, on a line of its own under them. */}
-        {error && !aliasRefused && (
+        {urlRefused && (
           <p id={errorId} className="shorten__error" role="alert">
             {error}
           </p>
         )}
       </form>
+
+      {/* Beside the URL it writes into; editing it is editing the URL (back to idle). */}
+      <UtmBuilder
+        url={input}
+        readOnly={busy}
+        onChange={(url) => {
+          setInput(url);
+          reset();
+        }}
+      />
 
       {notice?.kind === 'rate-limit' && (
         <RateLimited
@@ -223,10 +251,11 @@ export function ShortenForm() {
           </label>
           <div
             className="alias__field"
-            style={{ '--alias-prefix-ch': `${host.length + 3}` } as CSSProperties}
+            style={{ '--alias-prefix-ch': `${prefix.length}` } as CSSProperties}
           >
             <span className="alias__prefix" aria-hidden="true">
-              <span className="alias__host">{host}</span>/r/
+              <span className="alias__host">{prefix.slice(0, prefix.indexOf('/'))}</span>
+              {prefix.slice(prefix.indexOf('/'))}
             </span>
             <input
               id={aliasId}
@@ -255,6 +284,19 @@ export function ShortenForm() {
             4 to {ALIAS_MAX_LENGTH} letters, digits, - or _. Leave empty for a random code.
           </p>
         </div>
+      )}
+
+      {signedIn && (
+        <LinkOptionsPanel
+          options={options}
+          onChange={(next) => {
+            setOptions(next);
+            reset();
+          }}
+          readOnly={busy}
+          refusal={optionsRefused ? error : null}
+          host={host}
+        />
       )}
 
       <fieldset className="expiry">

@@ -1,7 +1,7 @@
 import { STATS_RANGES, type LiveVisit, type StatsRange } from '@shortener/contracts/web-stats';
 import { useState } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
-import { shortLinkFor } from '../../../lib/url';
+import { shortUrlOf } from '../../../lib/url';
 import { useSession } from '../../auth';
 import { downloadVisitsCsv } from '../api/download-csv';
 import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
@@ -29,6 +29,8 @@ const LIVE_TEXT: Record<LiveStatus, string> = {
 
 export interface StatsSectionProps {
   urlID: string;
+  /** The link's short URL, when the API gives it (a link on a domain): what the QR code holds. */
+  shortUrl?: string | undefined;
   /** Each visit the live stream announces, for the rest of the page (the visitor log). */
   onLiveVisit?: (visit: LiveVisit) => void;
   /** Live visits were missed: the rest of the page should fetch what it shows again. */
@@ -45,6 +47,7 @@ export interface StatsSectionProps {
  */
 export default function StatsSection({
   urlID,
+  shortUrl,
   onLiveVisit,
   onLiveRefetch,
   onLinkGone,
@@ -131,7 +134,7 @@ export default function StatsSection({
           <h3 id="qr-heading" className="top-list__title">
             QR code
           </h3>
-          <QrCode urlID={urlID} shortLink={shortLinkFor(urlID)} />
+          <QrCode urlID={urlID} shortLink={shortUrlOf({ urlID, shortUrl })} />
         </section>
         {!empty && (
           <section className="stats__tool" aria-labelledby="export-heading">
