@@ -1,7 +1,6 @@
-import { GONE, LEASE_MS, type CachedLink, type LinkCache } from '@shortener/link-cache';
+import { GONE, LEASE_MS, type LinkCache } from '@shortener/link-cache';
 import type { InternalClient } from '@shortener/chassis';
 import { internalApi, type ResolvedLink } from '@shortener/contracts';
-import { z } from 'zod';
 import { destination, liveRules, type Destination, type LiveRules } from './link-rules';
 import type { MissAllowance } from './miss-budget';
 
@@ -13,15 +12,6 @@ export interface LiveLink extends Destination {
   /** Absent for a plain link. */
   rules?: LiveRules;
 }
-
-/** The links service's resolve, with the `host` of a branded link's lookup. */
-const RESOLVE_LINK = {
-  ...internalApi.resolveLink,
-  query: z.object({ host: z.string().optional() }),
-};
-
-/** The links service's answer; `urlId` and `rules` as the cache entry carries them. */
-type FoundLink = ResolvedLink & Pick<CachedLink, 'urlId' | 'rules'>;
 
 /**
  * A remembered answer: until when it may be given, and from when a request for it also looks
@@ -200,7 +190,7 @@ export class LinkResolver {
     } catch {
       // Redis is away: the links service is the system of record and answers instead.
     }
-    let found: FoundLink | null;
+    let found: ResolvedLink | null;
     if (entry === GONE) found = null;
     else if (entry !== null && (entry.leaseUntil ?? Infinity) > now) found = entry;
     else {
@@ -226,7 +216,7 @@ export class LinkResolver {
   }
 
   /** Checked once per lookup, whichever store it came from; the answer is then remembered. */
-  private live(code: string, found: FoundLink): LiveLink | null {
+  private live(code: string, found: ResolvedLink): LiveLink | null {
     const target = destination(found.url);
     const rules = liveRules(found.rules);
     if (typeof target === 'string' || typeof rules === 'string') {
@@ -243,7 +233,7 @@ export class LinkResolver {
    * A code of the main origin, or a branded link's key (`{host}/{slug}`, see brandedKey),
    * which the links service is asked for as the slug on that host.
    */
-  private async fromLinksService(key: string): Promise<FoundLink | null> {
+  private async fromLinksService(key: string): Promise<ResolvedLink | null> {
     const slash = key.indexOf('/');
     const input =
       slash === -1
@@ -252,7 +242,7 @@ export class LinkResolver {
     let response;
     try {
       // An unexpected status or a malformed answer is an error here, like no answer at all.
-      response = await this.links.call(RESOLVE_LINK, input);
+      response = await this.links.call(internalApi.resolveLink, input);
     } catch (error) {
       throw new LinksUnavailableError((error as Error).message);
     }
