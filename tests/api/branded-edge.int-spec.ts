@@ -89,15 +89,51 @@ describe('the nginx edge, for a branded domain (stand-in services)', () => {
     );
   });
 
-  it('refuses a body on a branded host as on /r/, 400 in JSON, and sends nothing on', async () => {
-    const answer = await requestWithHost(edge.url, BRANDED, '/spring', {
-      method: 'POST',
+  it("passes a password form's POST on whole, and refuses any other body as on /r/, 400 in JSON", async () => {
+    for (const path of ['/spring', '/r/abc1234']) {
+      const form = await requestWithHost(edge.url, BRANDED, path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'sid=secret' },
+        body: 'password=x',
+      });
+      expect(form.status).toBe(404);
+    }
+    expect(
+      redirect.seen.map(({ method, url, headers, body }) => [
+        method,
+        url,
+        headers['content-type'],
+        headers['content-length'],
+        headers.cookie,
+        body.toString(),
+      ]),
+    ).toEqual(
+      ['/spring', '/r/abc1234'].map((path) => [
+        'POST',
+        path,
+        'application/x-www-form-urlencoded',
+        '10',
+        undefined,
+        'password=x',
+      ]),
+    );
+    redirect.seen.length = 0;
+
+    const put = await requestWithHost(edge.url, BRANDED, '/spring', {
+      method: 'PUT',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'password=x',
     });
-    expect(answer.status).toBe(400);
-    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(JSON.parse(answer.text)).toEqual({ message: 'A short link takes no request body' });
+    expect(put.status).toBe(400);
+    expect(put.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(put.text)).toEqual({ message: 'A short link takes no request body' });
+    // A form sent in chunks (no length) is refused too.
+    const chunked = await requestWithHost(edge.url, BRANDED, '/spring', {
+      method: 'POST',
+      headers: { 'transfer-encoding': 'chunked' },
+      body: 'password=x',
+    });
+    expect(chunked.status).toBe(400);
     expect(redirect.seen).toEqual([]);
   });
 

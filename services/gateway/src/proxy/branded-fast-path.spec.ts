@@ -102,25 +102,29 @@ describe('the fast path for a branded host', () => {
     expect(first!.headers.cookie).toBeUndefined();
   });
 
-  it('refuses a body on a branded host as on /r/, and sends nothing on', async () => {
-    const answer = await send('go.example.test', '/spring', 'POST', { 'content-length': '0' });
-    expect(answer.status).toBe(404);
-    const refused = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: gatewayPort,
-          path: '/spring',
-          method: 'POST',
-          headers: { host: 'go.example.test', 'content-type': 'text/plain' },
-        },
-        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
-      );
-      req.on('error', reject);
-      req.end('x=1');
-    });
-    expect(refused).toBe(400);
-    expect(seen.map(({ url }) => url)).toEqual(['/spring']);
+  it("passes a password form's POST on with its body, and refuses any other body as on /r/", async () => {
+    const post = (method: string, headers: Record<string, string>, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: gatewayPort,
+            path: '/spring',
+            method,
+            headers: { host: 'go.example.test', ...headers },
+          },
+          (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: 'sid=secret' };
+    expect(await post('POST', form, 'password=x')).toBe(404);
+    expect(await post('PUT', form, 'password=x')).toBe(400);
+    expect(seen.map(({ method, url, headers }) => [method, url, headers['content-type']])).toEqual([
+      ['POST', '/spring', 'application/x-www-form-urlencoded'],
+    ]);
+    expect(seen[0]!.headers.cookie).toBeUndefined();
   });
 
   it('answers its own hosts as before: /r/ to the redirect service, the rest to the app', async () => {

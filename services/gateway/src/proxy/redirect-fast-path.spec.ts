@@ -104,7 +104,7 @@ describe('the /r/ fast path', () => {
     for (const server of servers) server.close();
   });
 
-  it('passes GET and HEAD /r/ on as they are, answers as they come, the rest to the app', async () => {
+  it('passes GET, HEAD and POST (a password form) /r/ on as they are, answers as they come, the rest to the app', async () => {
     const answer = await fetch(`${gateway}/r/AbC1234?utm=1`, { redirect: 'manual' });
     expect(answer.status).toBe(302);
     expect(answer.headers.get('location')).toBe('https://example.com/');
@@ -120,9 +120,11 @@ describe('the /r/ fast path', () => {
       'GET /r/AbC1234?utm=1',
       'HEAD /r/AbC1234',
     ]);
-    await fetch(`${gateway}/r/AbC1234`, { method: 'POST' });
+    await fetch(`${gateway}/r/AbC1234`, { method: 'POST', body: 'password=x', redirect: 'manual' });
+    await fetch(`${gateway}/r/AbC1234`, { method: 'PUT' });
     await fetch(`${gateway}/api/user`);
-    expect(fallback).toEqual(['POST /r/AbC1234', 'GET /api/user']);
+    expect(seen.map(({ method, url }) => `${method} ${url}`).slice(2)).toEqual(['POST /r/AbC1234']);
+    expect(fallback).toEqual(['PUT /r/AbC1234', 'GET /api/user']);
   });
 
   it('says who the visitor is as TRUSTED_PROXIES resolves it, and drops what only we may say', async () => {

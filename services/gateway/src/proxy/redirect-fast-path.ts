@@ -9,10 +9,11 @@ import { resolveClientAddress } from '../edge/client-address';
  * The visitor's request headers passed on: what the redirect service reads of them (the visit's
  * User-Agent and Referer, services/redirect/src/redirect-handler.ts); the gateway adds the
  * client's address and the request id. Nothing else: not the visitor's cookies or credentials,
- * which the redirect service has no use for, nor any body framing (no body is forwarded), and
- * each header more is work for both processes.
+ * which the redirect service has no use for, and each header more is work for both processes.
+ * A POST (a password link's form) also has its body and its framing passed on.
  */
 const PASSED_ON = ['user-agent', 'referer'] as const;
+const FORM_PASSED_ON = ['content-type', 'content-length'] as const;
 
 /** Answer headers about the gateway's link to the redirect service, not the client's. */
 const HOP_BY_HOP = new Set([
@@ -118,12 +119,14 @@ export function redirectFastPath(options: {
     let url: string | undefined;
     if (branded) {
       url = originForm(req.url ?? '');
-    } else if (method === 'GET' || method === 'HEAD') {
+    } else if (method === 'GET' || method === 'HEAD' || method === 'POST') {
       url = redirectPath(req.url ?? '');
     }
     if (url === undefined) return false;
-    // Refused as the edge and the redirect service refuse it: a body is not a visit's.
-    if (hasBody(req)) {
+    // Refused as the edge and the redirect service refuse it: a body is not a visit's (only a
+    // password form's POST has one, which the redirect service reads and bounds).
+    const form = method === 'POST';
+    if (!form && hasBody(req)) {
       res.writeHead(400, {
         ...Object.fromEntries(defaults),
         'content-type': 'application/json; charset=utf-8',
@@ -141,6 +144,12 @@ export function redirectFastPath(options: {
     for (const name of PASSED_ON) {
       const value = given[name];
       if (value !== undefined) headers[name] = value;
+    }
+    if (form) {
+      for (const name of FORM_PASSED_ON) {
+        const value = given[name];
+        if (value !== undefined) headers[name] = value;
+      }
     }
     // The domain the redirect service looks the link up on.
     if (branded) headers['host'] = given.host!;
@@ -189,7 +198,15 @@ export function redirectFastPath(options: {
       },
     };
     // A branded host's request keeps its method, whatever it is (the redirect answers it).
-    pool.dispatch({ path: url, method: method as Dispatcher.HttpMethod, headers }, handler);
+    pool.dispatch(
+      {
+        path: url,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        ...(form ? { body: req } : {}),
+      },
+      handler,
+    );
     // The client went away before the answer was out: so does the upstream request.
     res.on('close', () => {
       if (res.writableFinished) return;
