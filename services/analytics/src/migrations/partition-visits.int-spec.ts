@@ -11,6 +11,7 @@ import { CreateAnalytics1763950000000 } from './1763950000000-create-analytics';
 import { VisitStats1764000000000 } from './1764000000000-visit-stats';
 import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
 import { copyBudgetMs, PartitionVisits1796200000000 } from './1796200000000-partition-visits';
+import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
 
 // An analytics database of the release before (a database of its own per test, made and
 // dropped here) with visits in it, migrated to monthly partitions: what the API reads answers
@@ -18,7 +19,7 @@ import { copyBudgetMs, PartitionVisits1796200000000 } from './1796200000000-part
 // all there afterwards, once each.
 
 const BEFORE = [CreateAnalytics1763950000000, VisitStats1764000000000, AliasCodes1796100000000];
-const AFTER = [...BEFORE, PartitionVisits1796200000000];
+const AFTER = [...BEFORE, PartitionVisits1796200000000, VisitUtm1796350000000];
 
 /** The release before's INSERT (its ingest.repository.ts), to the letter. */
 const PREVIOUS_INSERT = `
@@ -185,6 +186,12 @@ describe('the visits partitioning migration', () => {
     const previous = await open(url, BEFORE);
     // And some stored by the release before's own INSERT, on an alias.
     await insertPrevious(previous.dataSource, visitsAt(codes[2]!, timesIn(['2026-10'], 20)));
+    // This release reads a visit's campaign columns, added after the partitioning: the table
+    // of before is given them, empty, so that its reads compare with those after.
+    await previous.dataSource.query(
+      `ALTER TABLE analytics.visits
+         ADD COLUMN utm_source text, ADD COLUMN utm_medium text, ADD COLUMN utm_campaign text`,
+    );
     const before = await readAll(previous, codes);
     await previous.close();
 
