@@ -199,7 +199,8 @@ describe('GET /api/analytics', () => {
         (await analytics({}, frank)).totals.visits === VISITS.length - erinVisits,
       { what: 'the visits in the accounts', timeoutMs: 60_000, intervalMs: 250 },
     );
-  });
+    // The stack's start and the visits' way through Kafka, on a loaded machine.
+  }, 180_000);
 
   afterAll(async () => {
     await started?.stop();
