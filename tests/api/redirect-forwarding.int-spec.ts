@@ -67,12 +67,35 @@ describe('the gateway forwards /r/ one way only', () => {
     },
   );
 
+  it("passes a password form's POST /r/ on with its body, and no cookie", async () => {
+    redirect.seen.length = 0;
+    const status = await rawStatus(
+      stack.get('gateway').port,
+      'POST /r/AbC1234 HTTP/1.1\r\nHost: localhost\r\nCookie: sid=secret-session\r\n' +
+        'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n' +
+        'Connection: close\r\n\r\npassword=x',
+    );
+    expect(status).toBe('HTTP/1.1 302 Found');
+    expect(
+      redirect.seen.map(({ method, url, headers, body }) => [
+        method,
+        url,
+        headers['content-type'],
+        headers.cookie,
+        body.toString(),
+      ]),
+    ).toEqual([
+      ['POST', '/r/AbC1234', 'application/x-www-form-urlencoded', undefined, 'password=x'],
+    ]);
+  });
+
   it('sends nothing else to the redirect service: other paths and methods stay in the gateway', async () => {
     redirect.seen.length = 0;
     for (const request of [
       'GET //r/AbC1234',
       'GET /rr/AbC1234',
-      'POST /r/AbC1234',
+      'PUT /r/AbC1234',
+      'DELETE /r/AbC1234',
       'GET /api/r/x',
     ]) {
       await rawStatus(
