@@ -120,7 +120,7 @@ describe('editing a link and undoing a delete in the browser', () => {
 
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const form = page.getByRole('form', { name: 'Edit link' });
-    const destination = form.getByLabel('Destination');
+    const destination = form.getByLabel('Destination', { exact: true });
     expect(await destination.inputValue()).toBe(before);
 
     // The server's refusal is shown beside Save, and nothing changes. (A scheme other than
