@@ -43,9 +43,8 @@ export const UTM_FIELDS = ['utmSource', 'utmMedium', 'utmCampaign'] as const;
 export type UtmField = (typeof UTM_FIELDS)[number];
 export type VisitUtm = Partial<Record<UtmField, string>>;
 
-// C0 and C1 controls, and DEL.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// C0 and C1 controls, and DEL, as every other text check here reads them.
+const CONTROL = /\p{Cc}/gu;
 
 /**
  * A campaign parameter as a visit keeps it: control characters dropped, cut to
