@@ -38,8 +38,46 @@ describe('serve', () => {
     expect(await (await fetch(`http://127.0.0.1:${running.port}/`)).text()).toBe('ok');
     await running.shutdown('test');
     expect(server.listening).toBe(false);
-    // close() stops the listener at once; stopping() runs while its requests drain.
-    expect(order).toEqual(['ops listen', 'stopping (listening: false)', 'drain', 'ops close']);
+    // Readiness says stopping first; the listener closes after the grace, then the steps run.
+    expect(order).toEqual(['ops listen', 'stopping (listening: true)', 'drain', 'ops close']);
+  });
+
+  it('answers what clients send as the shutdown starts, with Connection: close, then stops', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    const running = await serve({
+      name: 'test',
+      server,
+      config,
+      logger,
+      hosted: true,
+      ops: fakeOps([]),
+      stopping: () => undefined,
+      steps: [],
+    });
+    const kept = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = (agent: Agent | false) =>
+      new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
+        get({ host: '127.0.0.1', port: running.port, path: '/', agent }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode, connection: res.headers.connection }),
+          );
+        }).on('error', reject);
+      });
+    try {
+      expect(await ask(kept)).toEqual({ status: 200, connection: 'keep-alive' });
+      const stopped = running.shutdown('test');
+      // Sent as the signal comes: down the kept connection, idle until now (a proxy's next
+      // request), and on a new one (a client that has not heard of the stop yet).
+      const [onKept, onNew] = await Promise.all([ask(kept), ask(false)]);
+      expect(onKept).toEqual({ status: 200, connection: 'close' });
+      expect(onNew).toEqual({ status: 200, connection: 'close' });
+      await stopped;
+      expect(server.listening).toBe(false);
+      await expect(ask(false)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      kept.destroy();
+    }
   });
 
   it('leaves nothing listening, and undoes the start, when the port is taken', async () => {

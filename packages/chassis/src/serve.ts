@@ -1,5 +1,6 @@
-import { Server as HttpServer, type Server } from 'node:http';
-import type { Server as NetServer } from 'node:net';
+import { Server as HttpServer, type Server, type ServerResponse } from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { keepIdleConnections, type KeepAliveConfig } from './keep-alive';
 import type { OpsRoutes } from './ops-http';
@@ -8,6 +9,14 @@ import { onShutdown } from './shutdown';
 import { listenOn, listenOnUnixSocket } from './unix-socket';
 
 type Step = { name: string; run: () => Promise<void> };
+
+/**
+ * How long a stopping server goes on answering before its listeners close and its idle
+ * connections are dropped: what a client sent as the signal came (down a kept-alive connection
+ * Node would call idle, or on a connection not accepted yet) is answered, with Connection: close,
+ * instead of reset. Ends early once every connection has closed.
+ */
+export const CLOSING_GRACE_MS = 500;
 
 export interface ServeOptions {
   name: string;
@@ -39,6 +48,17 @@ export interface ServeOptions {
  */
 export async function serve(options: ServeOptions): Promise<RunningService> {
   const { name, server, unixSocket, config, logger, hosted, ops } = options;
+  // A socket server that hands its connections to `server` (the Nest services') is closed but
+  // not waited for: a proxy's idle keep-alive connection on it, after a stream ended, would hold
+  // the shutdown until the proxy drops it. An HTTP server of its own closes its idle ones.
+  const awaited = unixSocket?.server instanceof HttpServer ? [unixSocket.server] : [];
+  const open = new Set<Socket>();
+  for (const each of [server, ...awaited]) {
+    each.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+    });
+  }
   try {
     if (unixSocket) await listenOnUnixSocket(unixSocket.server, unixSocket.path);
     try {
@@ -60,10 +80,6 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   );
   await ops.listen();
 
-  // A socket server that hands its connections to `server` (the Nest services') is closed but
-  // not waited for: a proxy's idle keep-alive connection on it, after a stream ended, would hold
-  // the shutdown until the proxy drops it. An HTTP server of its own closes its idle ones.
-  const awaited = unixSocket?.server instanceof HttpServer ? [unixSocket.server] : [];
   const shutdown = onShutdown({
     logger,
     handleSignals: !hosted,
@@ -72,12 +88,22 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       {
         name: 'stop taking requests',
         run: async () => {
-          if (unixSocket && awaited.length === 0) unixSocket.server.close();
-          const closed = [server, ...awaited].map(
-            (each) => new Promise<void>((resolve) => each.close(() => resolve())),
-          );
+          const closeAfterAnswer = (_req: unknown, res: ServerResponse) => {
+            res.shouldKeepAlive = false;
+          };
+          for (const each of [server, ...awaited])
+            each.prependListener('request', closeAfterAnswer);
           options.stopping();
-          await Promise.all(closed);
+          const until = Date.now() + CLOSING_GRACE_MS;
+          do await sleep(20);
+          while (open.size > 0 && Date.now() < until);
+          if (unixSocket && awaited.length === 0) unixSocket.server.close();
+          // close() also drops the connections idle now; the others close after their answer.
+          await Promise.all(
+            [server, ...awaited].map(
+              (each) => new Promise<void>((resolve) => each.close(() => resolve())),
+            ),
+          );
         },
       },
       ...options.steps,
