@@ -52,39 +52,51 @@ export class AccountRollupStats implements StatsReads {
     return seriesOf(window, rows);
   }
 
-  /** Visitor-days, as a link's: for 24h (and hourly periods) those seen again within it. */
+  /**
+   * Visitor-days, as a link's: for day windows summed from the day counts; for 24h (and hourly
+   * periods) counted, those seen again within it (at most two days of rows).
+   */
   async uniqueVisitors(window: StatsWindow): Promise<number> {
     const { db, owner } = this;
     const day = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')::date`;
     const [row]: { visitors: number }[] =
       window.range === 'all'
         ? await db.query(
-            `SELECT count(*)::int AS visitors FROM analytics.account_visitor_days
-             WHERE owner_id = $1`,
+            `SELECT coalesce(sum(visitors), 0)::int AS visitors
+             FROM analytics.account_visitor_counts WHERE owner_id = $1`,
             [owner],
           )
-        : await db.query(
-            `SELECT count(*)::int AS visitors FROM analytics.account_visitor_days
-             WHERE owner_id = $1 AND day >= ${day('$2')} AND day <= ${day('$3')}
-             ${window.interval === 'hour' ? 'AND last_seen >= $2' : ''}`,
-            [owner, new Date(window.from), new Date(window.to)],
-          );
+        : window.interval === 'day'
+          ? await db.query(
+              `SELECT coalesce(sum(visitors), 0)::int AS visitors
+               FROM analytics.account_visitor_counts
+               WHERE owner_id = $1 AND day >= ${day('$2')} AND day <= ${day('$3')}`,
+              [owner, new Date(window.from), new Date(window.to)],
+            )
+          : await db.query(
+              `SELECT count(*)::int AS visitors FROM analytics.account_visitor_days
+               WHERE owner_id = $1 AND day >= ${day('$2')} AND day <= ${day('$3')}
+                 AND last_seen >= $2`,
+              [owner, new Date(window.from), new Date(window.to)],
+            );
     return row?.visitors ?? 0;
   }
 
+  /** The lists but `link` (topLinks reads the links, without summing every one of them). */
   async breakdowns(window: StatsWindow): Promise<Map<Dimension, Map<string, number>>> {
     const { db, owner } = this;
     const rows: Array<{ dimension: AccountDimension; value: string; visits: string }> =
       window.range === 'all'
         ? await db.query(
             `SELECT dimension, value, sum(visits) AS visits FROM analytics.account_breakdowns
-             WHERE owner_id = $1 GROUP BY 1, 2`,
+             WHERE owner_id = $1 AND dimension <> 'link' GROUP BY 1, 2`,
             [owner],
           )
         : window.interval === 'day'
           ? await db.query(
               `SELECT dimension, value, sum(visits) AS visits FROM analytics.account_breakdowns
-               WHERE owner_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
+               WHERE owner_id = $1 AND dimension <> 'link'
+                 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
                  AND day <= ($3::timestamptz AT TIME ZONE 'UTC')::date
                GROUP BY 1, 2`,
               [owner, new Date(window.from), new Date(window.to)],
@@ -92,7 +104,8 @@ export class AccountRollupStats implements StatsReads {
           : await db.query(
               `SELECT dimension, value, sum(visits) AS visits
                FROM analytics.account_breakdown_hours
-               WHERE owner_id = $1 AND hour >= $2 AND hour <= $3 GROUP BY 1, 2`,
+               WHERE owner_id = $1 AND dimension <> 'link' AND hour >= $2 AND hour <= $3
+               GROUP BY 1, 2`,
               [owner, new Date(window.from), new Date(window.to)],
             );
     const lists = new Map<AccountDimension, Map<string, number>>();

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import {
+  accountStatsFiltersSchema,
   STATS_LIST_MAX,
   type AccountStats,
   type AccountStatsFilters,
@@ -13,7 +14,12 @@ import { connected } from '../visits/analytics-database';
 import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
 import { AccountRollupStats } from './account-rollup-stats';
+import { keepPastLinks, linksCut, topLinks } from './account-top-links';
 import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
+
+const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<
+  keyof typeof accountStatsFiltersSchema.shape
+>;
 
 export interface AccountStatsRequest extends AccountStatsFilters {
   range: StatsRange;
@@ -61,6 +67,12 @@ export class AccountStatsRepository {
   ): Promise<AccountStats> {
     const db = connected(this.database);
     const utmColumns = await this.utmColumns(db);
+    // Without a filter, the top links of a range's past hours or days are summed first (once
+    // an hour or day, or after a late visit), outside the snapshot that reads them.
+    const cut = FILTERS.some((name) => request[name] !== undefined)
+      ? null
+      : linksCut(accountWindow(request, now, null));
+    if (cut) await keepPastLinks(db, owner, cut);
     // One snapshot for every number, as a link's stats.
     return db.transaction('REPEATABLE READ', (manager) =>
       this.read(manager, owner, request, utmColumns, now),
@@ -106,6 +118,7 @@ export class AccountStatsRepository {
     const totals = window.range === 'all' ? await reads.sums(null) : null;
     const uniqueVisitors = await reads.uniqueVisitors(stats);
     const lists = (await reads.breakdowns(stats)) as Map<string, Map<string, number>>;
+    if (filter === null) lists.set('link', await topLinks(db, owner, window));
     const previous = before ? await reads.sums(before) : null;
     if (onlyLink !== undefined && !lists.has('link')) {
       const visits = series.reduce((sum, point) => sum + point.visits, 0);

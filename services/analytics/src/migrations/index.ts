@@ -4,6 +4,8 @@ import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
 import { PartitionVisits1796200000000 } from './1796200000000-partition-visits';
 import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
 import { AccountStats1796700000000 } from './1796700000000-account-stats';
+import { VisitorCounts1796800000000 } from './1796800000000-visitor-counts';
+import { AccountTopLinks1796900000000 } from './1796900000000-account-top-links';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -16,4 +18,6 @@ export const analyticsMigrations = [
   PartitionVisits1796200000000,
   VisitUtm1796350000000,
   AccountStats1796700000000,
+  VisitorCounts1796800000000,
+  AccountTopLinks1796900000000,
 ];

@@ -52,20 +52,21 @@ export class RollupStats implements StatsReads {
   }
 
   /**
-   * For day ranges the visitor-days in it; for 24h those whose visitor came back within it
-   * (a visitor-day's last visit is in the window).
+   * For day ranges the visitor-days in it (summed from the day counts); for 24h those whose
+   * visitor came back within it (a visitor-day's last visit is in the window).
    */
   async uniqueVisitors(window: StatsWindow): Promise<number> {
     const { db, code } = this;
     const [row]: { visitors: number }[] =
       window.range === 'all'
         ? await db.query(
-            'SELECT count(*)::int AS visitors FROM analytics.visitor_days WHERE url_id = $1',
+            `SELECT coalesce(sum(visitors), 0)::int AS visitors FROM analytics.visitor_counts
+             WHERE url_id = $1`,
             [code],
           )
         : window.interval === 'day'
           ? await db.query(
-              `SELECT count(*)::int AS visitors FROM analytics.visitor_days
+              `SELECT coalesce(sum(visitors), 0)::int AS visitors FROM analytics.visitor_counts
                WHERE url_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date`,
               [code, new Date(window.from)],
             )
