@@ -9,7 +9,7 @@ import {
 } from '@shortener/contracts';
 import { RollupStats } from '../stats/rollup-stats';
 import { topList } from '../stats/stats-range';
-import { count, type Queryable, type StatsReads } from '../stats/stats-reads';
+import type { Queryable, StatsReads } from '../stats/stats-reads';
 import { connected } from '../visits/analytics-database';
 import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
@@ -26,12 +26,6 @@ export interface AccountStatsRequest extends AccountStatsFilters {
   from?: number;
   to?: number;
 }
-
-const UTM_LISTS = [
-  ['utm_source', 'utmSources'],
-  ['utm_medium', 'utmMediums'],
-  ['utm_campaign', 'utmCampaigns'],
-] as const;
 
 /**
  * The statistics of all an owner's links: without a filter from the account rollups, with
@@ -124,11 +118,6 @@ export class AccountStatsRepository {
       const visits = series.reduce((sum, point) => sum + point.visits, 0);
       lists.set('link', new Map(visits > 0 ? [[onlyLink, visits]] : []));
     }
-    if (utmColumns && !(filter !== null && onlyLink === undefined)) {
-      for (const [name, list] of await this.utmLists(db, owner, onlyLink, stats)) {
-        lists.set(name, list);
-      }
-    }
     const summed = totals ?? {
       visits: series.reduce((sum, point) => sum + point.visits, 0),
       humans: series.reduce((sum, point) => sum + point.humans, 0),
@@ -160,37 +149,5 @@ export class AccountStatsRepository {
       ...(before && previous ? { previous: { ...before, ...previous } } : {}),
     };
     return answer;
-  }
-
-  /** The campaign lists of the owner's visits (of one link), read from the visits. */
-  private async utmLists(
-    db: Queryable,
-    owner: string,
-    link: string | undefined,
-    window: { range: string; from: number; to: number },
-  ): Promise<Map<string, Map<string, number>>> {
-    const params: unknown[] = [owner];
-    let where = 'url_id IN (SELECT url_id FROM analytics.link_owners WHERE owner_id = $1';
-    if (link !== undefined) {
-      params.push(link);
-      where += ` AND url_id = $${params.length}`;
-    }
-    where += ')';
-    if (window.range !== 'all') {
-      params.push(new Date(window.from), new Date(window.to));
-      where += ` AND created_at >= $${params.length - 1} AND created_at <= $${params.length}`;
-    }
-    const rows: Array<{ dimension: string; value: string; visits: string }> = await db.query(
-      `SELECT d.dimension, d.value, count(*) AS visits FROM analytics.visits
-       CROSS JOIN LATERAL (VALUES ('utm_source', utm_source), ('utm_medium', utm_medium),
-         ('utm_campaign', utm_campaign)) AS d(dimension, value)
-       WHERE ${where} AND d.value IS NOT NULL GROUP BY 1, 2`,
-      params,
-    );
-    const lists = new Map<string, Map<string, number>>(
-      UTM_LISTS.map(([name]) => [name, new Map<string, number>()]),
-    );
-    for (const row of rows) lists.get(row.dimension)?.set(row.value, count(row.visits));
-    return lists;
   }
 }

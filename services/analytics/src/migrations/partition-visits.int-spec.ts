@@ -12,6 +12,8 @@ import { VisitStats1764000000000 } from './1764000000000-visit-stats';
 import { AliasCodes1796100000000 } from './1796100000000-alias-codes';
 import { copyBudgetMs, PartitionVisits1796200000000 } from './1796200000000-partition-visits';
 import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
+import { AccountStats1796700000000 } from './1796700000000-account-stats';
+import { VisitorCounts1796800000000 } from './1796800000000-visitor-counts';
 
 // An analytics database of the release before (a database of its own per test, made and
 // dropped here) with visits in it, migrated to monthly partitions: what the API reads answers
@@ -19,7 +21,13 @@ import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
 // all there afterwards, once each.
 
 const BEFORE = [CreateAnalytics1763950000000, VisitStats1764000000000, AliasCodes1796100000000];
-const AFTER = [...BEFORE, PartitionVisits1796200000000, VisitUtm1796350000000];
+const AFTER = [
+  ...BEFORE,
+  PartitionVisits1796200000000,
+  VisitUtm1796350000000,
+  AccountStats1796700000000,
+  VisitorCounts1796800000000,
+];
 
 /** The release before's INSERT (its ingest.repository.ts), to the letter. */
 const PREVIOUS_INSERT = `
@@ -192,7 +200,14 @@ describe('the visits partitioning migration', () => {
       `ALTER TABLE analytics.visits
          ADD COLUMN utm_source text, ADD COLUMN utm_medium text, ADD COLUMN utm_campaign text`,
     );
+    // It reads unique visitors from the day counts (VisitorCounts, after it too): counted here
+    // for the reads of before, dropped for the migration to make and fill again.
+    await previous.dataSource.query(
+      `CREATE TABLE analytics.visitor_counts AS
+       SELECT url_id, day, count(*) AS visitors FROM analytics.visitor_days GROUP BY 1, 2`,
+    );
     const before = await readAll(previous, codes);
+    await previous.dataSource.query('DROP TABLE analytics.visitor_counts');
     await previous.close();
 
     const current = await open(url, AFTER);

@@ -30,6 +30,22 @@ function breakdownRows(rollups: ReturnType<typeof rollupsOf>) {
 }
 
 describe('rollupsOf', () => {
+  it('counts a campaign value only for visits whose request named it', () => {
+    const rollups = rollupsOf([
+      visit('a', '2026-11-23T10:00:00.000Z', { utmSource: 'news', utmCampaign: 'spring' }),
+      visit('a', '2026-11-23T10:10:00.000Z', { utmSource: 'news', utmMedium: null }),
+      visit('a', '2026-11-23T10:20:00.000Z'),
+    ]);
+    const utm = breakdownRows(rollups).filter(([, , dimension]) =>
+      String(dimension).startsWith('utm_'),
+    );
+    const hour10 = Date.parse('2026-11-23T10:00:00.000Z') / HOUR;
+    expect(utm).toEqual([
+      ['a', hour10, 'utm_source', 'news', 2],
+      ['a', hour10, 'utm_campaign', 'spring', 1],
+    ]);
+  });
+
   it('counts visits, people and bots per link and UTC hour, and visits per link', () => {
     const rollups = rollupsOf([
       visit('b', '2026-11-23T10:59:59.999Z'),

@@ -2,7 +2,16 @@
  * The breakdown dimensions, as the breakdown tables name them: ingest writes them (a breakdown
  * row of rollupsOf names its dimension by its index here), the stats read them back.
  */
-export const DIMENSIONS = ['browser', 'os', 'device', 'referrer', 'country'] as const;
+export const DIMENSIONS = [
+  'browser',
+  'os',
+  'device',
+  'referrer',
+  'country',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 const HOUR_MS = 3_600_000;
@@ -20,6 +29,10 @@ export interface RolledVisit {
   country: string;
   referrerHost: string;
   visitor: Buffer;
+  /** The campaign its request named, if any: counted only when named. */
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
 }
 
 /**
@@ -102,6 +115,9 @@ export function rollupsOf(rows: readonly RolledVisit[]): Rollups {
           device: new Map(),
           referrer: new Map(),
           country: new Map(),
+          utm_source: new Map(),
+          utm_medium: new Map(),
+          utm_campaign: new Map(),
         },
       };
       link.hours.set(hourNumber, hour);
@@ -113,6 +129,9 @@ export function rollupsOf(rows: readonly RolledVisit[]): Rollups {
     bump(hour.values.device, row.device);
     bump(hour.values.referrer, row.referrerHost);
     bump(hour.values.country, row.country);
+    if (row.utmSource) bump(hour.values.utm_source, row.utmSource);
+    if (row.utmMedium) bump(hour.values.utm_medium, row.utmMedium);
+    if (row.utmCampaign) bump(hour.values.utm_campaign, row.utmCampaign);
     const dayNumber = Math.floor(row.timestamp / DAY_MS);
     let day = link.days.get(dayNumber);
     if (day === undefined) {
