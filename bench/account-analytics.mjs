@@ -77,7 +77,12 @@ const VISIT_ROWS = `
          CASE WHEN (g / 5) % 5 = 4 THEN 'bot' WHEN g % 5 IN (2, 3) THEN 'mobile'
               ELSE 'desktop' END AS device,
          (ARRAY['US', 'GB', 'DE', 'FR', 'IN', 'BR', 'JP', 'AU', 'CA', 'ZZ'])[1 + (g / 7) % 10]
-           AS country
+           AS country,
+         -- A third of the visits come from a campaign link.
+         CASE WHEN g % 3 = 0 THEN (ARRAY['newsletter', 'social', 'ads'])[1 + (g / 11) % 3] END
+           AS utm_source,
+         CASE WHEN g % 3 = 0 THEN (ARRAY['email', 'cpc'])[1 + (g / 13) % 2] END AS utm_medium,
+         CASE WHEN g % 6 = 0 THEN 'campaign-' || (g / 17) % 20 END AS utm_campaign
   FROM generate_series($2::bigint, $3::bigint) AS g`;
 
 const REFERRER_HOST = `coalesce(substring(referrer FROM '^https?://([^/:]+)'), '(direct)')`;
@@ -121,7 +126,8 @@ async function seed(db, owner) {
     const end = Math.min(VISITS, start + SLICE) - 1;
     await db.query(
       `INSERT INTO analytics.visits
-         (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country)
+         (id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country,
+          utm_source, utm_medium, utm_campaign)
        ${VISIT_ROWS}`,
       [list, start, end, LINKS],
     );
@@ -141,19 +147,21 @@ async function rollups(db, owner, link) {
     [owner],
   );
   const dims = `(VALUES ('browser', browser), ('os', platform), ('device', device),
-    ('referrer', ${REFERRER_HOST}), ('country', country::text), ('link', url_id::text))`;
+    ('referrer', ${REFERRER_HOST}), ('country', country::text), ('link', url_id::text),
+    ('utm_source', utm_source), ('utm_medium', utm_medium), ('utm_campaign', utm_campaign))`;
   await db.query(
     `INSERT INTO analytics.account_breakdowns (owner_id, day, dimension, value, visits)
      SELECT $1::varchar, (created_at AT TIME ZONE 'UTC')::date, d.dimension, d.value, count(*)
      FROM analytics.visits CROSS JOIN LATERAL ${dims} AS d(dimension, value)
-     WHERE ${OWNED} GROUP BY 2, 3, 4`,
+     WHERE ${OWNED} AND d.value IS NOT NULL GROUP BY 2, 3, 4`,
     [owner],
   );
   await db.query(
     `INSERT INTO analytics.account_breakdown_hours (owner_id, hour, dimension, value, visits)
      SELECT $1::varchar, date_trunc('hour', created_at, 'UTC'), d.dimension, d.value, count(*)
      FROM analytics.visits CROSS JOIN LATERAL ${dims} AS d(dimension, value)
-     WHERE ${OWNED} AND created_at >= now() - interval '2 days' GROUP BY 2, 3, 4`,
+     WHERE ${OWNED} AND d.value IS NOT NULL AND created_at >= now() - interval '2 days'
+     GROUP BY 2, 3, 4`,
     [owner],
   );
   await db.query(
@@ -174,9 +182,10 @@ async function rollups(db, owner, link) {
     `INSERT INTO analytics.visit_breakdowns (url_id, day, dimension, value, visits)
      SELECT url_id, (created_at AT TIME ZONE 'UTC')::date, d.dimension, d.value, count(*)
      FROM analytics.visits CROSS JOIN LATERAL (VALUES ('browser', browser), ('os', platform),
-       ('device', device), ('referrer', ${REFERRER_HOST}), ('country', country::text))
+       ('device', device), ('referrer', ${REFERRER_HOST}), ('country', country::text),
+       ('utm_source', utm_source), ('utm_medium', utm_medium), ('utm_campaign', utm_campaign))
        AS d(dimension, value)
-     WHERE url_id = $1 GROUP BY 1, 2, 3, 4`,
+     WHERE url_id = $1 AND d.value IS NOT NULL GROUP BY 1, 2, 3, 4`,
     [link],
   );
   await db.query(
@@ -278,9 +287,10 @@ async function main() {
     const to = new Date();
     await explain(
       db,
-      'no filter, 30d: the lists (account_breakdowns)',
+      'no filter, 30d: the lists but the links (account_breakdowns)',
       `SELECT dimension, value, sum(visits) AS visits FROM analytics.account_breakdowns
-       WHERE owner_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
+       WHERE owner_id = $1 AND dimension <> 'link'
+         AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
          AND day <= ($3::timestamptz AT TIME ZONE 'UTC')::date GROUP BY 1, 2`,
       [owner, from, to],
     );
@@ -293,10 +303,21 @@ async function main() {
     );
     await explain(
       db,
-      'no filter, 30d: unique visitors (account_visitor_days)',
-      `SELECT count(*) FROM analytics.account_visitor_days
+      'no filter, 30d: unique visitors (account_visitor_counts)',
+      `SELECT sum(visitors) FROM analytics.account_visitor_counts
        WHERE owner_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date`,
       [owner, from],
+    );
+    await explain(
+      db,
+      'no filter, 30d: the top links (kept before today, and today)',
+      `SELECT url_id, sum(visits) FROM (
+         SELECT url_id, visits FROM analytics.account_top_links WHERE owner_id = $1 AND span = '30d'
+         UNION ALL
+         SELECT value, visits FROM analytics.account_breakdowns
+         WHERE owner_id = $1 AND dimension = 'link' AND day >= (now() AT TIME ZONE 'UTC')::date
+       ) AS each GROUP BY 1 ORDER BY 2 DESC, url_id COLLATE "C" LIMIT 10`,
+      [owner],
     );
     await explain(
       db,
@@ -322,7 +343,12 @@ async function main() {
       // The seeded rows go, so a later run (or test) starts from the same database.
       const codes = `SELECT url_id FROM analytics.link_owners WHERE owner_id = $1`;
       await db.query(`DELETE FROM analytics.visits WHERE url_id IN (${codes})`, [owner]);
-      for (const table of ['visit_hours', 'visit_breakdowns', 'visitor_days']) {
+      for (const table of [
+        'visit_hours',
+        'visit_breakdowns',
+        'visit_breakdown_hours',
+        'visitor_days',
+      ]) {
         await db.query(`DELETE FROM analytics.${table} WHERE url_id IN (${codes})`, [owner]);
       }
       for (const table of [
@@ -330,6 +356,9 @@ async function main() {
         'account_breakdowns',
         'account_breakdown_hours',
         'account_visitor_days',
+        'account_top_links',
+        'account_top_links_built',
+        'account_link_epochs',
         'link_owners',
       ]) {
         await db.query(`DELETE FROM analytics.${table} WHERE owner_id = $1`, [owner]);
