@@ -63,8 +63,10 @@ describe.each(EDGES)('a branded domain link followed through the public origin, 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ host }),
     });
-    expect(added.status).toBe(201);
-    const { verification } = (await added.json()) as Domain;
+    // The answer whole, so that a refusal says why (a 400 once seen only in a CI run).
+    const answer = { status: added.status, body: await added.text() };
+    expect(answer).toMatchObject({ status: 201 });
+    const { verification } = JSON.parse(answer.body) as Domain;
     dns.setTxt(verification.name, [verification.value]);
     const verified = await ines.api(`${stack.url}/api/domains/${host}/verify`, { method: 'POST' });
     expect(verified.status).toBe(200);
