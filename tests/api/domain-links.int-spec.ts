@@ -29,7 +29,9 @@ import { someAddress, startUsersStack, type UsersStack } from './support/users-s
 // DNS server of this test's own (the links service's DNS_SERVERS).
 
 const UNDO_WINDOW_MS = 6_000;
-const run = randomUUID().slice(0, 8);
+// A letter last: eight hex digits alone in a host label spell an IPv4 address (7f000001 is
+// 127.0.0.1), and a domain that spells a loopback one is refused.
+const run = `${randomUUID().slice(0, 8)}q`;
 const USERS = {
   gina: { sub: `dlinks-gina-${run}`, name: 'Gina', picture: '', email: 'g@example.com' },
   hugo: { sub: `dlinks-hugo-${run}`, name: 'Hugo', picture: '', email: 'h@example.com' },

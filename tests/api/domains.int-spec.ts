@@ -18,7 +18,9 @@ import { someAddress, someClient, startUsersStack, type UsersStack } from './sup
 const UNDO_WINDOW_MS = 6_000;
 /** A host name this service serves short links on (SHORT_LINK_HOSTS), so never a domain. */
 const OWN_HOST = 'links.shortener.test';
-const run = randomUUID().slice(0, 8);
+// A letter last: eight hex digits alone in a host label spell an IPv4 address (7f000001 is
+// 127.0.0.1), and a domain that spells a loopback one is refused.
+const run = `${randomUUID().slice(0, 8)}q`;
 const USERS = {
   erin: { sub: `domains-erin-${run}`, name: 'Erin', picture: '', email: 'e@example.com' },
   frank: { sub: `domains-frank-${run}`, name: 'Frank', picture: '', email: 'f@example.com' },
