@@ -135,12 +135,16 @@ describe("an account's top links", () => {
     const current = await read();
     expect(current['7d']![0]![0]).toBe('Link011');
     expect(current['24h']![0]![0]).toBe('Link011');
+    // A link of the current part only, above every kept one.
+    await visit('Fresh001', 120, { day: 0, hour: 0 });
+    const fresh = await read();
+    for (const range of ranges) expect(fresh[range]![0]![0]).toBe('Fresh001');
     const days = (rows: Array<{ span: string; epoch: number }>) =>
       rows.filter((row) => row.span !== '24h');
     expect(days(await built())).toEqual(days(kept));
 
     // A late visit (yesterday's, an hour before this one) changes the past: kept again.
-    await visit('Link005', 80, { day: 1, hour: 1 });
+    await visit('Link005', 300, { day: 1, hour: 1 });
     const late = await read();
     expect(late['30d']![0]).toEqual(['Link005', expect.any(Number)]);
     expect(late['24h']![0]![0]).toBe('Link005');

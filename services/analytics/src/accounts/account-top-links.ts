@@ -111,9 +111,39 @@ export async function keepPastLinks(db: DataSource, owner: string, cut: LinksCut
 }
 
 /**
+ * The top links of a kept past and the current part ($1 owner, $2 span, `current`'s
+ * parameters after): the ten best kept links' visits, current ones added, set a bar; a kept
+ * link further down (fewer than the bar less the most any link had since) or a link only of
+ * the current part below the bar cannot reach it, so only the few above are summed (the kept
+ * links by their visits' index). Fewer than ten kept: all of them.
+ */
+const KEPT_TOP = (current: string) => `
+  WITH current AS MATERIALIZED (${current}),
+  best AS (
+    SELECT k.visits + coalesce(c.visits, 0) AS visits
+    FROM (SELECT url_id, visits FROM analytics.account_top_links
+          WHERE owner_id = $1 AND span = $2 ORDER BY visits DESC LIMIT ${STATS_LIST_MAX}) AS k
+    LEFT JOIN current c USING (url_id)
+  ),
+  bar AS (
+    SELECT CASE WHEN count(*) = ${STATS_LIST_MAX} THEN min(visits) END AS visits FROM best
+  )
+  SELECT k.url_id, k.visits + coalesce(c.visits, 0) AS visits
+  FROM analytics.account_top_links k LEFT JOIN current c USING (url_id)
+  WHERE k.owner_id = $1 AND k.span = $2
+    AND k.visits >= coalesce(
+      (SELECT visits FROM bar) - (SELECT coalesce(max(visits), 0) FROM current), -1)
+  UNION ALL
+  SELECT c.url_id, c.visits FROM current c
+  WHERE c.visits >= coalesce((SELECT visits FROM bar), -1)
+    AND NOT EXISTS (
+      SELECT 1 FROM analytics.account_top_links k
+      WHERE k.owner_id = $1 AND k.span = $2 AND k.url_id = c.url_id)`;
+
+/**
  * The owner's top links in the window (most visits first, then by code as the lists order
- * them): the kept past part and the current part when the past is kept at the epoch this
- * snapshot sees, every bucket of the window otherwise.
+ * them): from the kept past part and the current part when the past is kept at the epoch this
+ * snapshot sees, from every bucket of the window otherwise.
  */
 export async function topLinks(
   db: Queryable,
@@ -126,16 +156,13 @@ export async function topLinks(
   let sql: string;
   if (cut && kept.length > 0) {
     params.push(cut.span);
-    sql = `SELECT url_id, visits FROM analytics.account_top_links WHERE owner_id = $1 AND span = $2
-           UNION ALL
-           ${linkSums(cut, cut.until, { op: '<=', time: cut.to }, params)}`;
+    sql = KEPT_TOP(linkSums(cut, cut.until, { op: '<=', time: cut.to }, params));
   } else {
     const from = window.range === 'all' ? null : new Date(window.from);
     sql = linkSums(rowsOf(window), from, { op: '<=', time: new Date(window.to) }, params);
   }
   const rows: Array<{ url_id: string; visits: string }> = await db.query(
-    `SELECT url_id, sum(visits) AS visits FROM (${sql}) AS each
-     GROUP BY 1 HAVING sum(visits) > 0
+    `SELECT url_id, visits FROM (${sql}) AS each WHERE visits > 0
      ORDER BY 2 DESC, url_id COLLATE "C" LIMIT ${STATS_LIST_MAX}`,
     params,
   );
