@@ -38,8 +38,8 @@ describe('serve', () => {
     expect(await (await fetch(`http://127.0.0.1:${running.port}/`)).text()).toBe('ok');
     await running.shutdown('test');
     expect(server.listening).toBe(false);
-    // Readiness says stopping first; the listener closes after the grace, then the steps run.
-    expect(order).toEqual(['ops listen', 'stopping (listening: true)', 'drain', 'ops close']);
+    // The listener closes after the grace; stopping() runs while its requests drain.
+    expect(order).toEqual(['ops listen', 'stopping (listening: false)', 'drain', 'ops close']);
   });
 
   it('answers what clients send as the shutdown starts, with Connection: close, then stops', async () => {
@@ -78,6 +78,49 @@ describe('serve', () => {
     } finally {
       kept.destroy();
     }
+  });
+
+  it('ends live streams once it stops listening: a reconnect cannot hold the shutdown', async () => {
+    const streams: ServerResponse[] = [];
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: open\n\n');
+      streams.push(res);
+    });
+    const running = await serve({
+      name: 'test',
+      server,
+      config,
+      logger,
+      hosted: true,
+      ops: fakeOps([]),
+      stopping: () => streams.forEach((stream) => stream.end('event: end\ndata: {}\n\n')),
+      steps: [],
+    });
+    // As EventSource does: when its stream ends, it opens another at once.
+    const open = (ended?: (again: Promise<string>) => void) =>
+      new Promise<void>((opened, reject) => {
+        get({ host: '127.0.0.1', port: running.port, path: '/', agent: false }, (res) => {
+          res.once('data', () => opened());
+          res.on('end', () =>
+            ended?.(
+              open().then(
+                () => 'reconnected',
+                (error: NodeJS.ErrnoException) => error.code ?? 'error',
+              ),
+            ),
+          );
+          res.resume();
+        }).on('error', reject);
+      });
+    let reconnected: (again: Promise<string>) => void = () => undefined;
+    const reconnect = new Promise<string>((resolve) => (reconnected = resolve));
+    await open(reconnected);
+    const began = Date.now();
+    await running.shutdown('test');
+    // Before, the stream ended first and its reconnect, taken, held the stop for 25 s.
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(await reconnect).toBe('ECONNREFUSED');
   });
 
   it('leaves nothing listening, and undoes the start, when the port is taken', async () => {

@@ -33,7 +33,10 @@ export interface ServeOptions {
   listen?: () => Promise<unknown>;
   /** Undoes what was started for the servers when one cannot listen. */
   abandon?: () => Promise<void>;
-  /** The first thing shutdown does, before the servers close: readiness says it is stopping. */
+  /**
+   * Run as the servers stop listening (after CLOSING_GRACE_MS): readiness says it is stopping,
+   * live streams end (a client reconnecting then reaches another instance, never this one).
+   */
   stopping: () => void;
   /** After the servers have closed (their requests answered), before the ops port closes. */
   steps: readonly Step[];
@@ -93,17 +96,17 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
           };
           for (const each of [server, ...awaited])
             each.prependListener('request', closeAfterAnswer);
-          options.stopping();
           const until = Date.now() + CLOSING_GRACE_MS;
           do await sleep(20);
           while (open.size > 0 && Date.now() < until);
           if (unixSocket && awaited.length === 0) unixSocket.server.close();
           // close() also drops the connections idle now; the others close after their answer.
-          await Promise.all(
-            [server, ...awaited].map(
-              (each) => new Promise<void>((resolve) => each.close(() => resolve())),
-            ),
+          const closed = [server, ...awaited].map(
+            (each) => new Promise<void>((resolve) => each.close(() => resolve())),
           );
+          // Once nothing new comes in: a live stream ended here reconnects elsewhere, not here.
+          options.stopping();
+          await Promise.all(closed);
         },
       },
       ...options.steps,
