@@ -72,12 +72,14 @@ describe('the production build', () => {
     const detail = jsChunks().find(({ name }) => name.startsWith('link-detail-'));
     expect(detail?.code).toContain('Visitor log');
     for (const code of [initial, detail?.code ?? '']) {
+      expect(code).not.toContain('No visits yet');
       expect(code).not.toContain('Download CSV');
       expect(code).not.toContain('Unique visitors');
       // uqr's own error message.
       expect(code).not.toContain('Data too long');
     }
-    const stats = jsChunks().filter(({ code }) => code.includes('Download CSV'));
+    // The section's own words (its CSV button and totals are shared with the analytics page).
+    const stats = jsChunks().filter(({ code }) => code.includes('No visits yet'));
     expect(stats).toHaveLength(1);
     expect(stats[0]?.code).not.toContain('Data too long');
     // The worker that encodes in the browser, and the chunk that does it where there are no

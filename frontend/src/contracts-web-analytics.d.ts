@@ -15,6 +15,7 @@ export declare const accountStatsSchema: WebSchemaOf<typeof contracts.accountSta
 
 export declare const analyticsApi: {
   getAnalytics: WebRouteOf<typeof contracts.publicApi.getAnalytics>;
+  getAnalyticsCsv: WebRouteOf<typeof contracts.publicApi.getAnalyticsCsv>;
 };
 
 export type * from '@shortener/contracts';

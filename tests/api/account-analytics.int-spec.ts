@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACCOUNT_STATS_MESSAGES,
+  ACCOUNT_VISITS_CSV_COLUMNS,
   accountStatsSchema,
   API_KEY_MESSAGES,
   linkStatsSchema,
@@ -316,6 +317,52 @@ describe('GET /api/analytics', () => {
     expect(accountStatsSchema.parse(await taken.json()).totals).toEqual(
       (await analytics({ country: 'US' })).totals,
     );
+  });
+
+  it("exports the account's visits of the range as CSV, each with its link, as filtered", async () => {
+    const csv = async (filters: Record<string, string>, who: Browser = erin) => {
+      const response = await who.api(
+        `${stack.url}/api/analytics/visits.csv?${query({ range: '24h', ...filters })}`,
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      // No cell of these visits holds a comma or a quote.
+      const [header, ...rows] = (await response.text())
+        .split('\r\n')
+        .filter((line) => line !== '')
+        .map((line) => line.split(','));
+      expect(header).toEqual([...ACCOUNT_VISITS_CSV_COLUMNS]);
+      const at = (name: string) => ACCOUNT_VISITS_CSV_COLUMNS.indexOf(name as never);
+      return rows.map((cells) => ({
+        link: cells[at('link')]!,
+        time: cells[at('time')]!,
+        country: cells[at('country')]!,
+        device: cells[at('device')]!,
+      }));
+    };
+    const all = await csv({});
+    expect(all).toHaveLength((await analytics()).totals.visits);
+    for (const index of ERIN_LINKS) {
+      const code = codes[index]!;
+      expect(all.filter((row) => row.link === code)).toHaveLength(
+        (await linkStats(code, {})).totals.visits,
+      );
+    }
+    const times = all.map((row) => row.time);
+    expect(times).toEqual([...times].sort());
+    const usDesktop = await csv({ country: 'US', device: 'desktop' });
+    expect(usDesktop).toHaveLength(3);
+    expect(usDesktop.every((row) => row.country === 'US' && row.device === 'desktop')).toBe(true);
+    expect(await csv({ link: codes[3]! })).toEqual([]);
+    expect((await csv({}, frank)).map((row) => row.link)).toEqual([codes[3], codes[3]]);
+
+    const refused = await erin.api(`${stack.url}/api/analytics/visits.csv?country=gb`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      STATS_FILTER_MESSAGES.country,
+    );
+    const anonymous = new Browser({ 'x-forwarded-for': someAddress() });
+    expect((await anonymous.api(`${stack.url}/api/analytics/visits.csv`)).status).toBe(401);
   });
 
   it("takes a deleted link's visits off the account's numbers", async () => {

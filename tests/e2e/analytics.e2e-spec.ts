@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { startOAuth2Mock, type OAuth2Mock, type Stack } from '@shortener/testkit';
+import { ACCOUNT_VISITS_CSV_COLUMNS } from '@shortener/contracts';
 import {
   ARTIFACTS,
   DESKTOP,
@@ -94,7 +95,7 @@ describe('the Analytics page', () => {
     });
     stack = await startJourneyStack(provider);
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
     context.setDefaultTimeout(15_000);
     context.setDefaultNavigationTimeout(20_000);
     context.on('weberror', (error) => journal.push(`page error: ${error.error().message}`));
@@ -207,6 +208,27 @@ describe('the Analytics page', () => {
     expect(await entries(list('Links'))).toEqual([`${campaign} 2`]);
     expect(await entries(chips())).toEqual(['Country: United States (US) ×', 'Referrer: Direct ×']);
     expect(analyticsCalls).toContain('/api/analytics?range=30d&country=US&referrer=(direct)');
+  });
+
+  it("downloads the view's visits as CSV: a row each, with its link, as filtered", async () => {
+    await page.goto(`${stack.url}/analytics?range=30d&country=US&referrer=(direct)`);
+    await eventually(async () => expect(await total('Visits').textContent()).toBe('2'));
+    const exportSection = page.getByRole('region', { name: 'Export' });
+    const download = page.waitForEvent('download');
+    await exportSection.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('analytics-visits.csv');
+    const [header, ...rows] = (await readFile(await file.path()))
+      .toString('utf8')
+      .trim()
+      .split(/\r?\n/)
+      .map((line) => line.split(','));
+    expect(header).toEqual([...ACCOUNT_VISITS_CSV_COLUMNS]);
+    const at = (name: string) => ACCOUNT_VISITS_CSV_COLUMNS.indexOf(name as never);
+    expect(rows.map((cells) => [cells[at('link')], cells[at('country')]])).toEqual([
+      [campaign, 'US'],
+      [campaign, 'US'],
+    ]);
   });
 
   it('counts a custom period of whole days', async () => {

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { hasNoControlCharacters } from './api-requests';
 import { isShortCode } from './links';
-import { DEFAULT_STATS_RANGE, linkStatsSchema, STATS_LIST_MAX, STATS_RANGES } from './stats';
+import {
+  DEFAULT_STATS_RANGE,
+  linkStatsSchema,
+  STATS_LIST_MAX,
+  STATS_RANGES,
+  VISITS_CSV_COLUMNS,
+} from './stats';
 import { STATS_FILTER_MAX, statsFiltersSchema } from './stats-queries';
 
 /** The answer's `range` for a period given by `from` and `to`. */
@@ -130,6 +136,9 @@ export const accountStatsSchema = linkStatsSchema.omit({ urlID: true, range: tru
   utmCampaigns: namedCounts,
 });
 export type AccountStats = z.infer<typeof accountStatsSchema>;
+
+/** The account export's columns: the link's code, then a link's export's (VISITS_CSV_COLUMNS). */
+export const ACCOUNT_VISITS_CSV_COLUMNS = ['link', ...VISITS_CSV_COLUMNS] as const;
 
 /** What analytics is asked for an account's statistics (the gateway parsed the query). */
 export const accountStatsRequestSchema = z.object({

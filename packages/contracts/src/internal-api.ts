@@ -282,6 +282,18 @@ export const internalApi = {
     query: accountStatsRequestSchema,
     answers: { 200: accountStatsSchema, 400: internalErrorSchema },
   }),
+  /**
+   * The gateway streams every visit of the caller's links in the range (the filters match) as
+   * CSV, oldest first.
+   */
+  accountVisitsCsv: endpoint({
+    service: 'analytics',
+    method: 'GET',
+    route: '/internal/account-stats/visits.csv',
+    query: accountStatsRequestSchema,
+    streams: 'text/csv',
+    answers: { 200: z.string(), 400: internalErrorSchema },
+  }),
   /** The gateway streams every visit of a link (the filters match) as CSV, oldest first. */
   visitsCsv: endpoint({
     service: 'analytics',

@@ -1,4 +1,8 @@
-import { ACCOUNT_STATS_MESSAGES, accountStatsQuerySchema } from '../account-stats';
+import {
+  ACCOUNT_STATS_MESSAGES,
+  ACCOUNT_VISITS_CSV_COLUMNS,
+  accountStatsQuerySchema,
+} from '../account-stats';
 import { STATS_RANGES } from '../stats';
 import { STATS_FILTER_MESSAGES } from '../stats-queries';
 import { EDGE_ANSWERS, error, UNDECODABLE, unauthorized } from './answers';
@@ -26,6 +30,27 @@ export const analyticsApi = {
     query: accountStatsQuerySchema,
     answers: {
       200: { description: 'Statistics', body: PUBLIC_SCHEMAS.accountStats },
+      400: error(
+        `range is not one of ${STATS_RANGES.join(', ')}, ${REFUSALS}, or a ${UNDECODABLE}`,
+      ),
+      401: unauthorized,
+      ...EDGE_ANSWERS,
+    },
+  },
+  getAnalyticsCsv: {
+    operationId: 'getAnalyticsCsv',
+    method: 'GET',
+    path: '/api/analytics/visits.csv',
+    summary:
+      "Every visit of the caller's links in the range (or from/to) as CSV (RFC 4180), oldest " +
+      `first: ${ACCOUNT_VISITS_CSV_COLUMNS.join(',')}; as a link's export otherwise (time in ` +
+      'ISO 8601 UTC, a cell starting with = + - or @ starts with an apostrophe); with filters, ' +
+      'only the visits they match',
+    access: 'signed-in',
+    apiKeyScope: 'stats:read',
+    query: accountStatsQuerySchema,
+    answers: {
+      200: { description: 'The visits, streamed', streams: 'text/csv' },
       400: error(
         `range is not one of ${STATS_RANGES.join(', ')}, ${REFUSALS}, or a ${UNDECODABLE}`,
       ),

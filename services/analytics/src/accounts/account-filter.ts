@@ -72,6 +72,11 @@ export class AccountFilter {
     );
   }
 
+  /** Every visit of the owner's links: no filter. */
+  static everything(owner: string): AccountFilter {
+    return new AccountFilter(owner, undefined, [], null, false);
+  }
+
   /** Whether only one link is read (its own rollups answer the filter `link` alone). */
   get onlyLink(): string | undefined {
     return this.equal.length === 0 && this.referrers === null && !this.nothing

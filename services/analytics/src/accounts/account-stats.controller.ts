@@ -1,6 +1,8 @@
-import { BadRequestException, Controller, Inject } from '@nestjs/common';
+import { BadRequestException, Controller, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import {
   ACCOUNT_STATS_MESSAGES,
+  ACCOUNT_VISITS_CSV_COLUMNS,
   DEFAULT_STATS_RANGE,
   internalApi,
   isPeriod,
@@ -8,8 +10,9 @@ import {
 } from '@shortener/contracts';
 import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import type { CallerIdentity } from '@shortener/chassis';
+import { csvLine, streamCsv, visitCells } from '../stats/visits-csv';
 import { LinkOwnersRepository } from '../visits/link-owners.repository';
-import { AccountStatsRepository } from './account-stats.repository';
+import { AccountStatsRepository, type AccountStatsRequest } from './account-stats.repository';
 
 /** The account's statistics the gateway serves, and the owners the links service tells. */
 @Controller()
@@ -25,11 +28,33 @@ export class AccountStatsController {
     @Caller() caller: CallerIdentity,
     @Input() { query }: RouteInput<typeof internalApi.accountStats>,
   ): Promise<AccountStats> {
+    const owner = this.ownerOf(caller, query);
+    return this.stats.stats(owner, { ...query, range: query.range ?? DEFAULT_STATS_RANGE });
+  }
+
+  /** The caller's account, for a period that is one; 400 otherwise. */
+  private ownerOf(caller: CallerIdentity, query: { from?: number; to?: number }): string {
     if (caller.userId === null) throw new BadRequestException('A user is required');
     if (!isPeriod(query.from, query.to)) {
       throw new BadRequestException(ACCOUNT_STATS_MESSAGES.period);
     }
-    return this.stats.stats(caller.userId, { ...query, range: query.range ?? DEFAULT_STATS_RANGE });
+    return caller.userId;
+  }
+
+  /** Every visit of the caller's links in the range (the filters match) as CSV, oldest first. */
+  @Route(internalApi.accountVisitsCsv)
+  async csv(
+    @Caller() caller: CallerIdentity,
+    @Input() { query }: RouteInput<typeof internalApi.accountVisitsCsv>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const owner = this.ownerOf(caller, query);
+    const request: AccountStatsRequest = { ...query, range: query.range ?? DEFAULT_STATS_RANGE };
+    await streamCsv(res, ACCOUNT_VISITS_CSV_COLUMNS, (send) =>
+      this.stats.export(owner, request, (rows) =>
+        send(rows.map((row) => csvLine([row.url_id, ...visitCells(row)])).join('')),
+      ),
+    );
   }
 
   @Route(internalApi.registerLinkOwners)

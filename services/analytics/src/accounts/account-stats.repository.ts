@@ -15,6 +15,7 @@ import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
 import { AccountRollupStats } from './account-rollup-stats';
 import { keepPastLinks, linksCut, topLinks } from './account-top-links';
+import { exportAccountVisits, type AccountExportedVisit } from './account-visits-csv';
 import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
 
 const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<
@@ -71,6 +72,16 @@ export class AccountStatsRepository {
     return db.transaction('REPEATABLE READ', (manager) =>
       this.read(manager, owner, request, utmColumns, now),
     );
+  }
+
+  /** The account's visits of a range (the filters match), oldest first: exportAccountVisits. */
+  async export(
+    owner: string,
+    request: AccountStatsRequest,
+    take: (rows: AccountExportedVisit[]) => Promise<boolean>,
+  ): Promise<void> {
+    const db = connected(this.database);
+    await exportAccountVisits(db, owner, request, await this.utmColumns(db), take);
   }
 
   private async read(

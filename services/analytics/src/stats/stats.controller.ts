@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { BadRequestException, Controller, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import {
@@ -10,7 +9,7 @@ import {
 } from '@shortener/contracts';
 import { Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import { StatsRepository } from './stats.repository';
-import { csvLine } from './visits-csv';
+import { csvLine, streamCsv, visitCells } from './visits-csv';
 
 /** Rows read per query while a CSV export streams. */
 const EXPORT_PAGE = 5000;
@@ -44,44 +43,15 @@ export class StatsController {
   ): Promise<void> {
     const code = codeOf(params.code);
     const filter = await this.stats.filter(code, query);
-    res.status(200);
-    res.setHeader('content-type', 'text/csv; charset=utf-8');
-    let gone = false;
-    res.on('close', () => (gone = true));
-    const write = async (text: string): Promise<void> => {
-      if (!res.write(text)) await once(res, 'drain');
-    };
-    try {
-      await write(csvLine(VISITS_CSV_COLUMNS));
+    await streamCsv(res, VISITS_CSV_COLUMNS, async (send) => {
       let after: { createdAt: Date; id: string } | null = null;
-      while (!gone) {
+      for (;;) {
         const rows = await this.stats.exportPage(code, after, EXPORT_PAGE, filter);
-        let chunk = '';
-        for (const row of rows) {
-          chunk += csvLine([
-            row.created_at.toISOString(),
-            row.ip_address,
-            row.country,
-            row.platform,
-            row.browser,
-            row.device,
-            row.referrer ?? '',
-            String(row.bot),
-            row.utm_source ?? '',
-            row.utm_medium ?? '',
-            row.utm_campaign ?? '',
-          ]);
-        }
-        if (chunk !== '') await write(chunk);
+        if (!(await send(rows.map((row) => csvLine(visitCells(row))).join('')))) return;
         const last = rows[rows.length - 1];
-        if (!last || rows.length < EXPORT_PAGE) break;
+        if (!last || rows.length < EXPORT_PAGE) return;
         after = { createdAt: last.created_at, id: last.id };
       }
-    } catch (error) {
-      // Headers are out: cut the connection, so the download fails instead of looking whole.
-      res.destroy(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    res.end();
+    });
   }
 }

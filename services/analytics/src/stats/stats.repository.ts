@@ -8,21 +8,7 @@ import { FilteredStats } from './filtered-stats';
 import { RollupStats } from './rollup-stats';
 import { previousWindow, statsWindow, topList } from './stats-range';
 import type { Queryable } from './stats-reads';
-
-interface ExportedVisit {
-  id: string;
-  created_at: Date;
-  ip_address: string;
-  country: string;
-  platform: string;
-  browser: string;
-  device: string;
-  referrer: string | null;
-  bot: boolean;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-}
+import type { ExportedVisit } from './visits-csv';
 
 /**
  * A link's statistics: of all its visits from the rollups (RollupStats), of those filters

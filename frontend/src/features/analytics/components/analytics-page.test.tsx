@@ -249,6 +249,50 @@ describe('the analytics page', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it("downloads the view's visits as CSV, its filters in the call, saved as a file", async () => {
+    const user = userEvent.setup();
+    const { fetchMock } = setup('/analytics?range=30d&country=GB', (url) =>
+      url.startsWith('/api/analytics/visits.csv')
+        ? new Response('link,time\n', { headers: { 'Content-Type': 'text/csv' } })
+        : jsonResponse(200, anAnswer()),
+    );
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, { createObjectURL: () => 'blob:analytics', revokeObjectURL: vi.fn() }),
+    );
+    const clicked: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicked.push(this.download);
+    });
+    await shown();
+    const exportSection = screen.getByRole('region', { name: 'Export' });
+    expect(exportSection.textContent).toContain('Every visit in this view, as filtered');
+    await user.click(within(exportSection).getByRole('button', { name: 'Download CSV' }));
+    await waitFor(() => expect(clicked).toEqual(['analytics-visits.csv']));
+    const call = fetchMock.mock.calls.find(([url]) =>
+      (url as unknown as string).includes('visits.csv'),
+    );
+    expect(call?.[0]).toBe('/api/analytics/visits.csv?range=30d&country=GB');
+    expect(new Headers(call?.[1]?.headers).get('X-Requested-With')).toBe('XMLHttpRequest');
+  });
+
+  it("says why the CSV could not be downloaded: the API's refusal of the view", async () => {
+    const user = userEvent.setup();
+    setup('/analytics?range=7d', (url) =>
+      url.startsWith('/api/analytics/visits.csv')
+        ? jsonResponse(400, { message: 'The country must be a code such as GB.' })
+        : jsonResponse(200, anAnswer()),
+    );
+    await shown();
+    const exportSection = screen.getByRole('region', { name: 'Export' });
+    await user.click(within(exportSection).getByRole('button', { name: 'Download CSV' }));
+    expect((await within(exportSection).findByRole('alert')).textContent).toBe(
+      'The CSV could not be downloaded: The country must be a code such as GB.',
+    );
+  });
+
   it('says when nothing was visited in the period', async () => {
     setup('/analytics?os=iOS', () =>
       jsonResponse(

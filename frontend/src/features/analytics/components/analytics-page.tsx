@@ -2,11 +2,13 @@ import { OTHER_ENTRY, type AccountStats } from '@shortener/contracts/web-analyti
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { ErrorMessage, Loading } from '../../../components/feedback';
+import { CsvButton } from '../../stats/components/csv-button';
 import { StatsChart } from '../../stats/components/stats-chart';
 import { StatsTotals } from '../../stats/components/stats-totals';
 import { TopList } from '../../stats/components/top-list';
 import { named, statsLists, type TopEntry } from '../../stats/lib/stats-lists';
 import '../../stats/components/stats-section.css';
+import { downloadAnalyticsCsv } from '../api/download-analytics-csv';
 import { ANALYTICS_REFRESH_MS, useAnalytics } from '../hooks/use-analytics';
 import {
   viewFromSearch,
@@ -128,6 +130,17 @@ export function AnalyticsPage() {
                 }}
               />
             ))}
+          </div>
+          <div className="stats__tools">
+            <section className="stats__tool" aria-labelledby="analytics-export-heading">
+              <h3 id="analytics-export-heading" className="top-list__title">
+                Export
+              </h3>
+              <p className="analytics__hint">
+                Every visit in this view{filtered(view) ? ', as filtered' : ''}, a row each.
+              </p>
+              <CsvButton download={() => downloadAnalyticsCsv(query)} />
+            </section>
           </div>
         </div>
       )}

@@ -5,24 +5,30 @@ import {
   errorResponseSchema,
 } from '@shortener/contracts/web';
 import { statsApi } from '@shortener/contracts/web-stats';
-import { routeUrl } from '../../../lib/api-route';
+import { routeUrl, type RouteRequest, type WebRoute } from '../../../lib/api-route';
 
 export type CsvDownload = { ok: true } | { ok: false; message: string; signedOut: boolean };
 
-/** The file name the export is saved as. */
-function csvFileName(urlID: string): string {
-  return `visits-${urlID}.csv`;
+/**
+ * publicApi.getVisitsCsv with X-Requested-With (a plain link could not send it), read whole,
+ * then saved as visits-{urlID}.csv. Never throws: a failure is a message to show.
+ */
+export function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
+  return downloadCsv(statsApi.getVisitsCsv, { params: { urlID } }, `visits-${urlID}.csv`);
 }
 
 /**
- * publicApi.getVisitsCsv with X-Requested-With (a plain link could not send it),
- * read whole, then saved through a Blob link. Never throws: a failure is a message to show.
+ * A CSV export of the API (a route that streams text/csv) fetched with X-Requested-With, read
+ * whole, then saved through a Blob link as `fileName`. Never throws: a failure is a message.
  */
-export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
+export async function downloadCsv(
+  route: WebRoute,
+  request: RouteRequest,
+  fileName: string,
+): Promise<CsvDownload> {
   let response: Response;
   try {
-    const route = statsApi.getVisitsCsv;
-    response = await fetch(routeUrl(route, { params: { urlID } }), {
+    response = await fetch(routeUrl(route, request), {
       credentials: 'same-origin',
       headers: { [REQUESTED_WITH_HEADER]: REQUESTED_WITH_VALUE, Accept: route.streams ?? '' },
     });
@@ -41,7 +47,7 @@ export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
     const message =
       response.status === 404
         ? MESSAGES.urlNotFound
-        : response.status === 401 && serverMessage
+        : (response.status === 401 || response.status === 400) && serverMessage
           ? serverMessage
           : MESSAGES.serverError;
     return { ok: false, message, signedOut: response.status === 401 };
@@ -52,7 +58,7 @@ export async function downloadVisitsCsv(urlID: string): Promise<CsvDownload> {
   } catch {
     return { ok: false, message: MESSAGES.serverError, signedOut: false };
   }
-  saveBlob(new Blob([blob], { type: 'text/csv' }), csvFileName(urlID));
+  saveBlob(new Blob([blob], { type: 'text/csv' }), fileName);
   return { ok: true };
 }
 

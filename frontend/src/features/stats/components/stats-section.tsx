@@ -1,12 +1,11 @@
 import { STATS_RANGES, type LiveVisit, type StatsRange } from '@shortener/contracts/web-stats';
-import { useState } from 'react';
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { shortUrlOf } from '../../../lib/url';
-import { useSession } from '../../auth';
 import { downloadVisitsCsv } from '../api/download-csv';
 import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
 import { useStats } from '../hooks/use-stats';
 import { statsLists } from '../lib/stats-lists';
+import { CsvButton } from './csv-button';
 import { QrCode } from './qr-code';
 import { StatsChart } from './stats-chart';
 import { StatsTotals } from './stats-totals';
@@ -141,43 +140,10 @@ export default function StatsSection({
             <h3 id="export-heading" className="top-list__title">
               Export
             </h3>
-            <CsvButton urlID={urlID} />
+            <CsvButton download={() => downloadVisitsCsv(urlID)} />
           </section>
         )}
       </div>
     </section>
-  );
-}
-
-/** 'Download CSV': every visit, fetched with X-Requested-With and saved as a file. */
-function CsvButton({ urlID }: { urlID: string }) {
-  const { signOut } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function onDownload() {
-    setBusy(true);
-    setError(null);
-    const result = await downloadVisitsCsv(urlID);
-    setBusy(false);
-    if (!result.ok) {
-      setError(result.message);
-      if (result.signedOut) signOut();
-    }
-  }
-
-  return (
-    <div className="stats__csv">
-      <button
-        type="button"
-        className="button button--secondary"
-        aria-busy={busy}
-        disabled={busy}
-        onClick={() => void onDownload()}
-      >
-        {busy ? 'Preparing…' : 'Download CSV'}
-      </button>
-      {error && <ErrorMessage>{`The CSV could not be downloaded: ${error}`}</ErrorMessage>}
-    </div>
   );
 }
