@@ -81,6 +81,7 @@ describe('the OpenAPI description', () => {
     expect(calls.sort()).toEqual([
       'DELETE /api/domains/{host}',
       'GET /api/analytics',
+      'GET /api/analytics/visits.csv',
       'GET /api/domains',
       'GET /api/keys',
       'GET /api/links',
