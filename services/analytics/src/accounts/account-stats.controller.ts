@@ -12,7 +12,8 @@ import { Caller, Input, Route, type RouteInput } from '@shortener/chassis-nest';
 import type { CallerIdentity } from '@shortener/chassis';
 import { csvLine, streamCsv, visitCells } from '../stats/visits-csv';
 import { LinkOwnersRepository } from '../visits/link-owners.repository';
-import { AccountStatsRepository, type AccountStatsRequest } from './account-stats.repository';
+import { AccountStatsRepository } from './account-stats.repository';
+import type { AccountStatsRequest } from './account-window';
 
 /** The account's statistics the gateway serves, and the owners the links service tells. */
 @Controller()

@@ -1,12 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import {
-  accountStatsFiltersSchema,
-  STATS_LIST_MAX,
-  type AccountStats,
-  type AccountStatsFilters,
-  type StatsRange,
-} from '@shortener/contracts';
+import { accountStatsFiltersSchema, STATS_LIST_MAX, type AccountStats } from '@shortener/contracts';
 import { RollupStats } from '../stats/rollup-stats';
 import { topList } from '../stats/stats-range';
 import type { Queryable, StatsReads } from '../stats/stats-reads';
@@ -16,17 +10,16 @@ import { AccountFilteredStats } from './account-filtered-stats';
 import { AccountRollupStats } from './account-rollup-stats';
 import { keepPastLinks, linksCut, topLinks } from './account-top-links';
 import { exportAccountVisits, type AccountExportedVisit } from './account-visits-csv';
-import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
+import {
+  accountWindow,
+  asStatsWindow,
+  previousAccountWindow,
+  type AccountStatsRequest,
+} from './account-window';
 
 const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<
   keyof typeof accountStatsFiltersSchema.shape
 >;
-
-export interface AccountStatsRequest extends AccountStatsFilters {
-  range: StatsRange;
-  from?: number;
-  to?: number;
-}
 
 /**
  * The statistics of all an owner's links: without a filter from the account rollups, with

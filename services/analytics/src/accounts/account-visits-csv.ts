@@ -2,8 +2,7 @@ import type { DataSource } from 'typeorm';
 import { CUSTOM_RANGE } from '@shortener/contracts';
 import type { ExportedVisit } from '../stats/visits-csv';
 import { AccountFilter } from './account-filter';
-import type { AccountStatsRequest } from './account-stats.repository';
-import { accountWindow } from './account-window';
+import { accountWindow, type AccountStatsRequest } from './account-window';
 
 /** Rows read from the export's cursor at a time. */
 const FETCH_ROWS = 1000;

@@ -1,5 +1,12 @@
-import { CUSTOM_RANGE, type StatsRange } from '@shortener/contracts';
+import { CUSTOM_RANGE, type AccountStatsFilters, type StatsRange } from '@shortener/contracts';
 import { previousWindow, statsWindow, type StatsWindow } from '../stats/stats-range';
+
+/** What an account's statistics (and its export) are asked for: a range or period, filters. */
+export interface AccountStatsRequest extends AccountStatsFilters {
+  range: StatsRange;
+  from?: number;
+  to?: number;
+}
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
