@@ -90,7 +90,9 @@ describe('scenario 10: three redirects and two consumers under load, with a reba
           const { state, partitions } = await groupMembers(group);
           return state === 'Stable' && partitions.length === 1 ? partitions : undefined;
         },
-        { what: 'the other consumer holding every partition', timeoutMs: 45_000, intervalMs: 500 },
+        // The session timeout, then a rebalance that waits for the other's batch in progress:
+        // beside the browser lane that took over 45 s once.
+        { what: 'the other consumer holding every partition', timeoutMs: 90_000, intervalMs: 500 },
       );
     } finally {
       second.child.kill('SIGCONT');
