@@ -1,4 +1,8 @@
-import { UTM_FILTERS, type AccountStatsFilters } from '@shortener/contracts';
+import {
+  accountStatsFiltersSchema,
+  UTM_FILTERS,
+  type AccountStatsFilters,
+} from '@shortener/contracts';
 import { referrerHost } from '../ingest/visit-batch';
 import type { Queryable } from '../stats/stats-reads';
 
@@ -12,6 +16,9 @@ const COLUMNS = {
   utm_medium: 'utm_medium',
   utm_campaign: 'utm_campaign',
 } as const;
+
+/** Every filter the account's analytics take. */
+const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<keyof AccountStatsFilters>;
 
 /**
  * An account's visits as conditions on analytics.visits: its links (those whose owner it is,
@@ -46,7 +53,7 @@ export class AccountFilter {
       .filter((name) => utmColumns || !(UTM_FILTERS as readonly string[]).includes(name))
       .map((name) => [COLUMNS[name], filters[name]!] as const);
     const host = filters.referrer;
-    if (names.length === 0 && host === undefined && filters.link === undefined) return null;
+    if (AccountFilter.noneIn(filters)) return null;
     const filter = new AccountFilter(owner, filters.link, equal, null, nothing);
     if (host === undefined || nothing) return filter;
     const params: unknown[] = [];
@@ -70,6 +77,11 @@ export class AccountFilter {
       },
       false,
     );
+  }
+
+  /** Whether the request names no filter (the account's rollups answer it whole). */
+  static noneIn(filters: AccountStatsFilters): boolean {
+    return FILTERS.every((name) => filters[name] === undefined);
   }
 
   /** Every visit of the owner's links: no filter. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { accountStatsFiltersSchema, STATS_LIST_MAX, type AccountStats } from '@shortener/contracts';
+import { STATS_LIST_MAX, type AccountStats } from '@shortener/contracts';
 import { RollupStats } from '../stats/rollup-stats';
 import { topList } from '../stats/stats-range';
 import type { Queryable, StatsReads } from '../stats/stats-reads';
@@ -16,10 +16,6 @@ import {
   previousAccountWindow,
   type AccountStatsRequest,
 } from './account-window';
-
-const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<
-  keyof typeof accountStatsFiltersSchema.shape
->;
 
 /**
  * The statistics of all an owner's links: without a filter from the account rollups, with
@@ -57,9 +53,7 @@ export class AccountStatsRepository {
     const utmColumns = await this.utmColumns(db);
     // Without a filter, the top links of a range's past hours or days are summed first (once
     // an hour or day, or after a late visit), outside the snapshot that reads them.
-    const cut = FILTERS.some((name) => request[name] !== undefined)
-      ? null
-      : linksCut(accountWindow(request, now, null));
+    const cut = AccountFilter.noneIn(request) ? linksCut(accountWindow(request, now, null)) : null;
     if (cut) await keepPastLinks(db, owner, cut);
     // One snapshot for every number, as a link's stats.
     return db.transaction('REPEATABLE READ', (manager) =>
