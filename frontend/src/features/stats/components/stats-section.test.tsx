@@ -511,6 +511,42 @@ describe('the Stats section of a link', () => {
     expect(statsCalls(fetchMock)).toHaveLength(3);
   });
 
+  it('keeps the numbers undimmed while a recount is on its way, and dims them for a new range', async () => {
+    // A recount (after live visits) refreshes what is shown; a range change replaces it.
+    let answer: (() => void) | undefined;
+    let recounting = false;
+    mockFetch((url) =>
+      url.includes('range=24h')
+        ? new Promise((resolve) => {
+            answer = () => resolve(jsonResponse(200, aStats({ range: '24h', interval: 'hour' })));
+          })
+        : url.startsWith('/api/stats/') && answer === undefined && recounting
+          ? new Promise((resolve) => {
+              answer = () => resolve(jsonResponse(200, aStats()));
+            })
+          : jsonResponse(200, aStats()),
+    );
+    const source = await openLiveDetail();
+    const body = () => stats().querySelector('.stats__body');
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+
+    recounting = true;
+    act(() => source?.send('visit', liveVisit));
+    await act(() => vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS));
+    await waitFor(() => expect(answer).toBeDefined());
+    expect(body()?.getAttribute('aria-busy')).toBe('false');
+    await act(() => Promise.resolve(answer?.()));
+    answer = undefined;
+    recounting = false;
+    vi.useRealTimers();
+
+    await userEvent.setup().click(within(stats()).getByRole('button', { name: '24h' }));
+    await waitFor(() => expect(answer).toBeDefined());
+    expect(body()?.getAttribute('aria-busy')).toBe('true');
+    await act(() => Promise.resolve(answer?.()));
+    await waitFor(() => expect(body()?.getAttribute('aria-busy')).toBe('false'));
+  });
+
   it('says when the stream is reconnecting, and stops when the session ends or the page is left', async () => {
     mockFetch(() => jsonResponse(200, aStats()));
     const { router } = openDetail();

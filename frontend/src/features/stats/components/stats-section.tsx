@@ -116,7 +116,8 @@ export default function StatsSection({
       )}
 
       {stats && !empty && (
-        <div className="stats__body" aria-busy={status === 'loading'}>
+        // Dimmed while a new range is on its way; a recount of the range shown is not waited on.
+        <div className="stats__body" aria-busy={status === 'loading' && stats.range !== range}>
           <StatsTotals totals={stats.totals} previous={stats.previous} range={stats.range} />
           {/* A new range starts again from its newest bar. */}
           <StatsChart key={stats.range} stats={stats} />
