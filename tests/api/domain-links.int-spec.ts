@@ -13,8 +13,11 @@ import {
 import { InternalClient } from '@shortener/chassis';
 import { brandedKey, GONE, RedisLinkCache } from '@shortener/link-cache';
 import {
+  hostPort,
   startDnsResponder,
+  TcpProxy,
   testServers,
+  viaPort,
   waitFor,
   type DnsResponder,
   type Stack,
@@ -26,7 +29,8 @@ import { someAddress, startUsersStack, type UsersStack } from './support/users-s
 // PostgreSQL, Redis and Kafka: created on a verified domain of their owner only, each domain
 // with its own back-halves, moved to a domain and back, resolved for the redirect by host and
 // back-half, and stopped and brought back with their domain. Domains are verified against a
-// DNS server of this test's own (the links service's DNS_SERVERS).
+// DNS server of this test's own (the links service's DNS_SERVERS). The links service reaches
+// Redis through a proxy the test can cut.
 
 const UNDO_WINDOW_MS = 6_000;
 // A letter last: eight hex digits alone in a host label spell an IPv4 address (7f000001 is
@@ -53,6 +57,7 @@ describe('links on branded domains', () => {
   let links: InternalClient;
   let gina: Browser;
   let hugo: Browser;
+  let linksRedis: TcpProxy;
 
   /** A domain of `browser`'s user, added and (unless told otherwise) verified. */
   async function domainOf(browser: Browser, verified = true): Promise<string> {
@@ -123,10 +128,12 @@ describe('links on branded domains', () => {
 
   beforeAll(async () => {
     dns = await startDnsResponder();
+    linksRedis = await new TcpProxy(hostPort(testServers.redisUrl)).listen();
     started = await startUsersStack(USERS, {
       env: { SIGN_IN_RATE_LIMIT: '1000' },
       serviceEnv: {
         links: {
+          REDIS_URL: viaPort(testServers.redisUrl, linksRedis.port),
           DNS_SERVERS: dns.server,
           DELETE_UNDO_WINDOW_MS: String(UNDO_WINDOW_MS),
           REMOVALS_INTERVAL_MS: '200',
@@ -142,8 +149,10 @@ describe('links on branded domains', () => {
 
   afterAll(async () => {
     redis?.disconnect();
+    linksRedis?.restore();
     await started?.stop();
     await dns?.stop();
+    await linksRedis?.close();
   });
 
   it('creates a link on a verified domain: its back-half there, its domain and full short URL in every answer', async () => {
@@ -311,6 +320,61 @@ describe('links on branded domains', () => {
       expect(await cache.get(brandedKey(host, slug))).toMatchObject({ url: urls[index] });
       expect(await resolve(slug, host)).toMatchObject({ url: urls[index] });
     }
+  });
+
+  it('tells the link cache of a delete made while it could not be told, once it can', async () => {
+    const host = await domainOf(gina);
+    const slug = someAlias();
+    const url = uniqueUrl();
+    const { url: code } = await created(gina, { url, alias: slug, domain: host });
+    expect(await cache.get(brandedKey(host, slug))).toMatchObject({ url });
+
+    linksRedis.cut();
+    try {
+      const deleted = await gina.api(`${stack.url}/api/domains/${host}`, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      // The cache still has the live entry: the links service could not reach it.
+      expect(await cache.get(brandedKey(host, slug))).toMatchObject({ url });
+    } finally {
+      linksRedis.restore();
+    }
+    await waitFor(async () => (await cache.get(brandedKey(host, slug))) === GONE, {
+      timeoutMs: 5_000,
+      what: "the domain's delete told to the cache by a later round",
+    });
+    // Told by the domain's round, not by the link's purge once the undo window is over.
+    const { rows } = await db.query<{ deleted: boolean; told: boolean }>(
+      `SELECT l.deleted_at IS NOT NULL AS deleted, d.cache_told AS told
+       FROM links.links l JOIN links.domains d ON d.host = l.domain WHERE l.code = $1`,
+      [code],
+    );
+    expect(rows).toEqual([{ deleted: false, told: true }]);
+  });
+
+  it('tells the link cache of a restore made while it could not be told, once it can', async () => {
+    const host = await domainOf(gina);
+    const slug = someAlias();
+    const url = uniqueUrl();
+    await created(gina, { url, alias: slug, domain: host });
+    expect((await gina.api(`${stack.url}/api/domains/${host}`, { method: 'DELETE' })).status).toBe(
+      204,
+    );
+    expect(await cache.get(brandedKey(host, slug))).toBe(GONE);
+
+    linksRedis.cut();
+    try {
+      const restored = await gina.api(`${stack.url}/api/domains/${host}/restore`, {
+        method: 'POST',
+      });
+      expect(restored.status).toBe(200);
+      expect(await cache.get(brandedKey(host, slug))).toBe(GONE);
+    } finally {
+      linksRedis.restore();
+    }
+    await waitFor(
+      async () => ((await cache.get(brandedKey(host, slug))) as { url?: string })?.url === url,
+      { timeoutMs: 10_000, what: "the domain's restore told to the cache by a later round" },
+    );
   });
 
   it("deletes a domain's links for good once its undo window is over", async () => {

@@ -13,7 +13,8 @@ import { DomainsService, hostOfParam } from './domains.service';
 
 /**
  * A domain's delete, undone within DELETE_UNDO_WINDOW_MS as a link's is; past the window the
- * row goes (each REMOVALS_INTERVAL_MS), and the host is free for anyone to add.
+ * row goes (each REMOVALS_INTERVAL_MS), and the host is free for anyone to add. Each round
+ * also tells the link cache of a delete or restore it could not be told of at the time.
  */
 @Injectable()
 export class DomainRemovalsService extends PeriodicProvider {
@@ -31,7 +32,10 @@ export class DomainRemovalsService extends PeriodicProvider {
     return {
       name: 'domain purge',
       everyMs: this.config.REMOVALS_INTERVAL_MS,
-      run: () => this.purgeDue(),
+      run: async () => {
+        await this.purgeDue();
+        if (this.database.isConnected) await this.links.tellUntold();
+      },
       logger: this.logger,
     };
   }
@@ -41,7 +45,8 @@ export class DomainRemovalsService extends PeriodicProvider {
     const rows = await this.change(
       `UPDATE links.domains
        SET deleted_at = now(),
-           purge_after = now() + make_interval(secs => $3::double precision / 1000)
+           purge_after = now() + make_interval(secs => $3::double precision / 1000),
+           cache_told = false
        WHERE host = $1 AND owner_id = $2 AND deleted_at IS NULL`,
       rawHost,
       ownerId,
@@ -54,7 +59,7 @@ export class DomainRemovalsService extends PeriodicProvider {
   /** Undoes a delete within the window; a live domain of the owner answers as it is. */
   async restore(ownerId: string, rawHost: string): Promise<Domain> {
     const rows = await this.change(
-      `UPDATE links.domains SET deleted_at = NULL, purge_after = NULL
+      `UPDATE links.domains SET deleted_at = NULL, purge_after = NULL, cache_told = false
        WHERE host = $1 AND owner_id = $2 AND deleted_at IS NOT NULL AND purge_after > now()`,
       rawHost,
       ownerId,

@@ -7,6 +7,7 @@ import { LinkVersions1796400000000 } from './1796400000000-link-versions';
 import { Domains1796500000000 } from './1796500000000-domains';
 import { BrandedLinks1796600000000 } from './1796600000000-branded-links';
 import { OwnerNotices1796700000000 } from './1796700000000-owner-notices';
+import { DomainCacheTold1796800000000 } from './1796800000000-domain-cache-told';
 
 /** Every migration of the `links` schema, oldest first. */
 export const linksMigrations = [
@@ -19,4 +20,5 @@ export const linksMigrations = [
   Domains1796500000000,
   BrandedLinks1796600000000,
   OwnerNotices1796700000000,
+  DomainCacheTold1796800000000,
 ];
