@@ -9,9 +9,10 @@ import {
   STATS_FILTER_MESSAGES,
   type AccountStats,
   type CreatedApiKey,
+  type Domain,
   type LinkStats,
 } from '@shortener/contracts';
-import { waitFor, type Stack } from '@shortener/testkit';
+import { startDnsResponder, waitFor, type DnsResponder, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
 import { signIn } from './support/sign-in';
 import * as sample from './support/stats-visits';
@@ -19,8 +20,9 @@ import { someAddress, startUsersStack, type UsersStack } from './support/users-s
 
 // GET /api/analytics through the gateway on the whole stack (real PostgreSQL, Redis, Kafka):
 // visits through /r/ of many countries, devices, browsers and referrers over several links of
-// two users; the account's numbers are the sum of its links' under every filter, a deleted
-// link's visits leave them, and the refusals are those of every signed-in call.
+// two users; the account's numbers are the sum of its links' under every filter (a branded
+// domain's too, as its links move to it and back), a deleted link's visits leave them, and
+// the refusals are those of every signed-in call.
 
 const run = randomUUID();
 const USERS = {
@@ -72,6 +74,7 @@ describe('GET /api/analytics', () => {
   let stack: Stack;
   let erin: Browser;
   let frank: Browser;
+  let dns: DnsResponder;
   const codes: string[] = [];
 
   const query = (filters: Record<string, string>) => new URLSearchParams(filters).toString();
@@ -107,7 +110,11 @@ describe('GET /api/analytics', () => {
 
   /** What the account should answer: its links' stats under the same filters, summed. */
   async function sumOfLinks(filters: Record<string, string>, links: number[]) {
-    const { link, ...rest } = filters;
+    // A link's stats take neither: the links asked are those on it.
+    const { link } = filters;
+    const rest = Object.fromEntries(
+      Object.entries(filters).filter(([name]) => name !== 'link' && name !== 'domain'),
+    );
     const own = links.map((index) => codes[index]!);
     const read = link === undefined ? own : own.filter((code) => code === link);
     const each = await Promise.all(read.map((code) => linkStats(code, rest)));
@@ -164,7 +171,9 @@ describe('GET /api/analytics', () => {
   }
 
   beforeAll(async () => {
+    dns = await startDnsResponder();
     started = await startUsersStack(USERS, {
+      serviceEnv: { links: { DNS_SERVERS: dns.server } },
       env: {
         TRUSTED_PROXIES: '127.0.0.0/8,::1',
         SIGN_IN_RATE_LIMIT: '1000',
@@ -205,6 +214,7 @@ describe('GET /api/analytics', () => {
 
   afterAll(async () => {
     await started?.stop();
+    await dns?.stop();
   });
 
   it("answers the sum of the account's links, without a filter and under every filter", async () => {
@@ -265,6 +275,60 @@ describe('GET /api/analytics', () => {
     expect(frankStats.links).toEqual([{ urlID: codes[3], visits: 2 }]);
   });
 
+  it("filters by a branded domain: the links on it now, counting nothing of another's", async () => {
+    // A letter last: eight hex digits alone in a host label spell an IPv4 address.
+    const host = `go-${run.slice(0, 8)}q.Brand.Example`.toLowerCase();
+    const added = await erin.api(`${stack.url}/api/domains`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ host }),
+    });
+    expect(added.status).toBe(201);
+    const { verification } = (await added.json()) as Domain;
+    dns.setTxt(verification.name, [verification.value]);
+    expect(
+      (await erin.api(`${stack.url}/api/domains/${host}/verify`, { method: 'POST' })).status,
+    ).toBe(200);
+    const move = async (domain: string | null) => {
+      const moved = await erin.api(`${stack.url}/api/links/${codes[1]!}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ domain }),
+      });
+      expect(moved.status).toBe(200);
+    };
+    const onDomain = async () => (await analytics({ domain: host })).totals.visits;
+    expect(await onDomain()).toBe(0);
+
+    await move(host);
+    const its = (await linkStats(codes[1]!, {})).totals.visits;
+    await waitFor(async () => (await onDomain()) === its, {
+      what: "the moved link's visits under its domain",
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
+    for (const filters of [{}, { country: 'US' }, { device: 'bot' }, { link: codes[1]! }]) {
+      await expectSumOfLinks({ ...filters, domain: host }, [1]);
+    }
+    expect((await analytics({ domain: host, link: codes[0]! })).totals.visits).toBe(0);
+    // Any letter case; Frank's account has nothing on Erin's domain.
+    expect((await analytics({ domain: host.toUpperCase() })).totals.visits).toBe(its);
+    expect((await analytics({ domain: host }, frank)).totals.visits).toBe(0);
+    const csv = await erin.api(`${stack.url}/api/analytics/visits.csv?range=24h&domain=${host}`);
+    expect(csv.status).toBe(200);
+    const rows = (await csv.text()).trim().split('\r\n').slice(1);
+    expect(rows).toHaveLength(its);
+    expect(rows.every((row) => row.startsWith(`${codes[1]!},`))).toBe(true);
+
+    await move(null);
+    await waitFor(async () => (await onDomain()) === 0, {
+      what: 'the link back on the main origin, off the domain',
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
+    expect((await analytics()).totals.visits).toBe(11);
+  });
+
   it('answers the campaign lists, and a campaign filter counts only the visits it names', async () => {
     const all = await analytics();
     for (const list of [all.utmSources, all.utmMediums, all.utmCampaigns]) {
@@ -281,6 +345,9 @@ describe('GET /api/analytics', () => {
     [{ browser: '' }, STATS_FILTER_MESSAGES.browser],
     [{ referrer: 'x'.repeat(254) }, STATS_FILTER_MESSAGES.referrer],
     [{ link: '../x' }, ACCOUNT_STATS_MESSAGES.link],
+    [{ domain: 'not a host' }, ACCOUNT_STATS_MESSAGES.domain],
+    [{ domain: '127.0.0.1:80' }, ACCOUNT_STATS_MESSAGES.domain],
+    [{ domain: 'localhost' }, ACCOUNT_STATS_MESSAGES.domain],
     [{ utm_source: '' }, ACCOUNT_STATS_MESSAGES.utm_source],
     [{ utm_campaign: 'a\u0007b' }, ACCOUNT_STATS_MESSAGES.utm_campaign],
     [{ from: 'yesterday', to: '2026-01-02' }, ACCOUNT_STATS_MESSAGES.from],

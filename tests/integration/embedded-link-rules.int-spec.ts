@@ -115,7 +115,10 @@ describe('embedded mode: branded links and their rules', () => {
   });
 
   it('asks for the password, counting only the visit it lets through', async () => {
-    const code = await created({ url: 'https://example.com/secret-place', password: 'open sesame' });
+    const code = await created({
+      url: 'https://example.com/secret-place',
+      password: 'open sesame',
+    });
     const form = await follow(`/r/${code}`);
     expect(form.status).toBe(200);
     expect(form.text).toContain('name="password"');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hasNoControlCharacters } from './api-requests';
+import { DOMAIN_HOST_MAX } from './domains';
 import { isShortCode } from './links';
 import {
   DEFAULT_STATS_RANGE,
@@ -28,6 +29,8 @@ const timeMessage = (name: 'from' | 'to') =>
 /** What GET /api/analytics refuses besides the filters of a link's stats, word for word (400). */
 export const ACCOUNT_STATS_MESSAGES = {
   link: 'link must be a short link code (its urlID).',
+  domain:
+    'domain must be a host name, such as go.example.com (a Unicode name in its punycode form, xn--).',
   utm_source: utmMessage('utm_source'),
   utm_medium: utmMessage('utm_medium'),
   utm_campaign: utmMessage('utm_campaign'),
@@ -75,9 +78,13 @@ function queryTime(name: 'from' | 'to', description: string) {
     .describe(description);
 }
 
+/** A host name as the links service stores a domain's: ASCII labels, two at least. */
+const DOMAIN_FILTER_PATTERN =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
 /**
  * The filters of the account's analytics (all given must hold): a link's, plus one of the
- * caller's links and the campaign's UTM parameters.
+ * caller's links, one of the caller's branded domains and the campaign's UTM parameters.
  */
 export const accountStatsFiltersSchema = z.object({
   link: z
@@ -85,6 +92,16 @@ export const accountStatsFiltersSchema = z.object({
     .refine(isShortCode, { error: ACCOUNT_STATS_MESSAGES.link })
     .optional()
     .describe("Only visits of this link of the caller's (another's counts nothing)."),
+  domain: z
+    .string({ error: ACCOUNT_STATS_MESSAGES.domain })
+    .max(DOMAIN_HOST_MAX, { error: ACCOUNT_STATS_MESSAGES.domain })
+    .transform((host) => host.toLowerCase())
+    .refine((host) => DOMAIN_FILTER_PATTERN.test(host), { error: ACCOUNT_STATS_MESSAGES.domain })
+    .optional()
+    .describe(
+      "Only visits of the caller's links on this branded domain, as they are now (a link " +
+        "moved to another domain counts there); another's domain counts nothing.",
+    ),
   ...statsFiltersSchema.shape,
   utm_source: utmText('utm_source'),
   utm_medium: utmText('utm_medium'),
@@ -151,7 +168,14 @@ export const accountStatsRequestSchema = z.object({
 /** Who owns each of some links (links made signed out have no owner and are never sent). */
 export const linkOwnersSchema = z.object({
   owners: z
-    .array(z.object({ urlID: z.string().max(50), ownerId: z.string().min(1).max(64) }))
+    .array(
+      z.object({
+        urlID: z.string().max(50),
+        ownerId: z.string().min(1).max(64),
+        /** The link's branded domain, null on the main origin; absent from an older release. */
+        domain: z.string().max(DOMAIN_HOST_MAX).nullable().optional(),
+      }),
+    )
     .max(1000),
 });
 export type LinkOwners = z.infer<typeof linkOwnersSchema>;

@@ -22,13 +22,15 @@ const FILTERS = Object.keys(accountStatsFiltersSchema.shape) as Array<keyof Acco
 
 /**
  * An account's visits as conditions on analytics.visits: its links (those whose owner it is,
- * the one asked with `link`: another's counts nothing), and the filters. Without the UTM
- * columns on the visits (no visit carries its campaign), a UTM filter matches nothing.
+ * the one asked with `link`, those on the `domain` asked: another's counts nothing), and the
+ * filters. Without the UTM columns on the visits (no visit carries its campaign), a UTM
+ * filter matches nothing.
  */
 export class AccountFilter {
   private constructor(
     private readonly owner: string,
     private readonly link: string | undefined,
+    private readonly domain: string | undefined,
     private readonly equal: ReadonlyArray<readonly [column: string, value: string]>,
     private readonly referrers: { texts: string[]; none: boolean } | null,
     private readonly nothing: boolean,
@@ -54,7 +56,7 @@ export class AccountFilter {
       .map((name) => [COLUMNS[name], filters[name]!] as const);
     const host = filters.referrer;
     if (AccountFilter.noneIn(filters)) return null;
-    const filter = new AccountFilter(owner, filters.link, equal, null, nothing);
+    const filter = new AccountFilter(owner, filters.link, filters.domain, equal, null, nothing);
     if (host === undefined || nothing) return filter;
     const params: unknown[] = [];
     let where = filter.scope(params);
@@ -70,6 +72,7 @@ export class AccountFilter {
     return new AccountFilter(
       owner,
       filters.link,
+      filters.domain,
       equal,
       {
         texts: matching.flatMap((row) => (row.referrer === null ? [] : [row.referrer])),
@@ -86,23 +89,30 @@ export class AccountFilter {
 
   /** Every visit of the owner's links: no filter. */
   static everything(owner: string): AccountFilter {
-    return new AccountFilter(owner, undefined, [], null, false);
+    return new AccountFilter(owner, undefined, undefined, [], null, false);
   }
 
   /** Whether only one link is read (its own rollups answer the filter `link` alone). */
   get onlyLink(): string | undefined {
-    return this.equal.length === 0 && this.referrers === null && !this.nothing
+    return this.equal.length === 0 &&
+      this.referrers === null &&
+      !this.nothing &&
+      this.domain === undefined
       ? this.link
       : undefined;
   }
 
-  /** The account's links (the one asked), values appended to `params`. */
+  /** The account's links (the one asked, those on the domain asked), values appended to `params`. */
   scope(params: unknown[]): string {
     params.push(this.owner);
     let owned = `SELECT url_id FROM analytics.link_owners WHERE owner_id = $${params.length}`;
     if (this.link !== undefined) {
       params.push(this.link);
       owned += ` AND url_id = $${params.length}`;
+    }
+    if (this.domain !== undefined) {
+      params.push(this.domain);
+      owned += ` AND domain = $${params.length}`;
     }
     return `url_id IN (${owned})`;
   }

@@ -6,6 +6,7 @@ import { VisitUtm1796350000000 } from './1796350000000-visit-utm';
 import { AccountStats1796700000000 } from './1796700000000-account-stats';
 import { VisitorCounts1796800000000 } from './1796800000000-visitor-counts';
 import { AccountTopLinks1796900000000 } from './1796900000000-account-top-links';
+import { LinkOwnerDomains1797000000000 } from './1797000000000-link-owner-domains';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -20,4 +21,5 @@ export const analyticsMigrations = [
   AccountStats1796700000000,
   VisitorCounts1796800000000,
   AccountTopLinks1796900000000,
+  LinkOwnerDomains1797000000000,
 ];

@@ -40,8 +40,8 @@ export class LinkOwnersRepository {
 
   /**
    * Records the owners not known yet and counts what their links hold so far in their
-   * accounts; links already deleted are left out (their rollups are gone). Safe to repeat:
-   * answers how many were new.
+   * accounts, and each link's domain as told; links already deleted are left out (their
+   * rollups are gone). Safe to repeat: answers how many were new.
    */
   async register(owners: LinkOwners['owners']): Promise<number> {
     const known = owners.filter((owner) => isShortCode(owner.urlID));
@@ -67,6 +67,22 @@ export class LinkOwnersRepository {
         sorted,
         sorted.map((code) => byCode.get(code)),
       ]);
+      // The domain as told now (a link moves to a domain and back); an older links service
+      // tells none, which leaves it as it was.
+      const domains = new Map<string, string | null>();
+      for (const owner of known) {
+        if (byCode.has(owner.urlID) && owner.domain !== undefined) {
+          domains.set(owner.urlID, owner.domain);
+        }
+      }
+      if (domains.size > 0) {
+        await manager.query(
+          `UPDATE analytics.link_owners o SET domain = told.domain
+           FROM unnest($1::varchar[], $2::varchar[]) AS told(url_id, domain)
+           WHERE o.url_id = told.url_id AND o.domain IS DISTINCT FROM told.domain`,
+          [[...domains.keys()], [...domains.values()]],
+        );
+      }
       return row?.added ?? 0;
     });
   }

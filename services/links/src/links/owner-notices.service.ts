@@ -7,16 +7,17 @@ import { PeriodicProvider, SERVICE_CONFIG, SERVICE_LOGGER } from '@shortener/cha
 import type { LinksConfig } from '../config';
 
 /**
- * Owners told per call: a hundred of the longest (a 50-character code, a 64-character owner)
- * fit analytics' request body limit (DEFAULT_BODY_LIMIT, 16 KB); a thousand did not, and a
- * backlog of more than about 120 notices was refused (413) round after round, none told.
+ * Owners told per call: 36 of the longest (a 50-character code, a 64-character owner, a
+ * 253-character domain: about 405 bytes each) fit analytics' request body limit
+ * (DEFAULT_BODY_LIMIT, 16 KB); a backlog past it was refused (413) round after round, none told.
  */
-export const OWNER_NOTICES_BATCH = 100;
+export const OWNER_NOTICES_BATCH = 36;
 
 /**
- * Tells analytics who owns each new link (the owner_notices outbox a trigger fills), so it
- * counts the link's visits in its owner's account, those stored before included. What
- * analytics does not take stays for the next round.
+ * Tells analytics who owns each new link, and its branded domain (the owner_notices outbox
+ * triggers fill as a link is made or moves to a domain or back), so it counts the link's
+ * visits in its owner's account, those stored before included, and filters them by domain.
+ * What analytics does not take stays for the next round.
  */
 @Injectable()
 export class OwnerNoticesService extends PeriodicProvider {
@@ -50,15 +51,17 @@ export class OwnerNoticesService extends PeriodicProvider {
     if (!this.database.isConnected) return 0;
     let told = 0;
     for (;;) {
-      const rows: { code: string; owner_id: string | null }[] =
+      const rows: { code: string; owner_id: string | null; domain: string | null }[] =
         await this.database.dataSource.query(
-          `SELECT n.code, l.owner_id FROM links.owner_notices n
+          `SELECT n.code, l.owner_id, l.domain FROM links.owner_notices n
            LEFT JOIN links.links l USING (code) ORDER BY n.code LIMIT $1`,
           [OWNER_NOTICES_BATCH],
         );
       if (rows.length === 0) return told;
       const owners = rows.flatMap((row) =>
-        row.owner_id === null ? [] : [{ urlID: row.code, ownerId: row.owner_id }],
+        row.owner_id === null
+          ? []
+          : [{ urlID: row.code, ownerId: row.owner_id, domain: row.domain }],
       );
       try {
         if (owners.length > 0) {

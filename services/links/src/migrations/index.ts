@@ -8,6 +8,7 @@ import { Domains1796500000000 } from './1796500000000-domains';
 import { BrandedLinks1796600000000 } from './1796600000000-branded-links';
 import { OwnerNotices1796700000000 } from './1796700000000-owner-notices';
 import { DomainCacheTold1796800000000 } from './1796800000000-domain-cache-told';
+import { OwnerNoticeDomains1796900000000 } from './1796900000000-owner-notice-domains';
 
 /** Every migration of the `links` schema, oldest first. */
 export const linksMigrations = [
@@ -21,4 +22,5 @@ export const linksMigrations = [
   BrandedLinks1796600000000,
   OwnerNotices1796700000000,
   DomainCacheTold1796800000000,
+  OwnerNoticeDomains1796900000000,
 ];

@@ -123,9 +123,13 @@ describe('the analytics page', () => {
   });
 
   it('asks for the view its URL holds, under the API names', async () => {
-    const { calls } = setup('/analytics?country=GB&range=30d&utm_campaign=spring%20sale');
+    const { calls } = setup(
+      '/analytics?country=GB&range=30d&utm_campaign=spring%20sale&domain=go.acme.example',
+    );
     await shown();
-    expect(calls()).toEqual(['/api/analytics?range=30d&country=GB&utm_campaign=spring%20sale']);
+    expect(calls()).toEqual([
+      '/api/analytics?range=30d&domain=go.acme.example&country=GB&utm_campaign=spring%20sale',
+    ]);
     expect(
       within(screen.getByRole('group', { name: 'Range' }))
         .getByRole('button', { name: '30d' })
@@ -136,7 +140,11 @@ describe('the analytics page', () => {
       within(chips)
         .getAllByRole('listitem')
         .map((chip) => chip.textContent),
-    ).toEqual(['Country: United Kingdom (GB)×', 'UTM campaign: spring sale×']);
+    ).toEqual([
+      'Domain: go.acme.example×',
+      'Country: United Kingdom (GB)×',
+      'UTM campaign: spring sale×',
+    ]);
   });
 
   it('filters by an entry of any list, into the URL', async () => {

@@ -15,13 +15,14 @@ describe('the analytics view in the URL', () => {
   it('reads the range and every filter under the API names', () => {
     expect(
       view(
-        'range=30d&link=Ab3dE5g&country=GB&device=mobile&browser=Chrome&os=iOS' +
+        'range=30d&link=Ab3dE5g&domain=go.acme.example&country=GB&device=mobile&browser=Chrome&os=iOS' +
           '&referrer=(direct)&utm_source=news&utm_medium=email&utm_campaign=spring%20sale',
       ),
     ).toEqual({
       range: '30d',
       filters: {
         link: 'Ab3dE5g',
+        domain: 'go.acme.example',
         country: 'GB',
         device: 'mobile',
         browser: 'Chrome',

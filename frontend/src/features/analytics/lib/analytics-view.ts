@@ -10,6 +10,7 @@ import {
  */
 export const ANALYTICS_FILTERS = [
   'link',
+  'domain',
   'country',
   'device',
   'browser',

@@ -6,6 +6,7 @@ import type { AnalyticsFilter } from './analytics-view';
 /** Each filter's name as its chip and list call it. */
 export const FILTER_NAMES: Record<AnalyticsFilter, string> = {
   link: 'Link',
+  domain: 'Domain',
   country: 'Country',
   device: 'Device',
   browser: 'Browser',

@@ -1,5 +1,6 @@
 import type { Domain } from '@shortener/contracts/web-domains';
 import { useId, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { IconButton } from '../../../components/icon-button';
 import { CheckIcon, CopyIcon, TrashIcon } from '../../../components/icons';
 import { copyText } from '../../../lib/clipboard';
@@ -60,7 +61,10 @@ export function DomainItem({
       </div>
       {domain.verified ? (
         <p className="domain__note">
-          Keep its TXT record <code>{name}</code>: it proves the domain yours.
+          Keep its TXT record <code>{name}</code>: it proves the domain yours.{' '}
+          <Link to={`/analytics?${new URLSearchParams({ domain: domain.host }).toString()}`}>
+            Its links' analytics
+          </Link>
         </p>
       ) : (
         <>

@@ -58,6 +58,11 @@ describe('the domains section of the settings page', () => {
     expect(within(pending!).getByRole('button', { name: 'Verify' })).toBeTruthy();
     expect(within(verified!).getByText('Verified')).toBeTruthy();
     expect(within(verified!).queryByRole('button', { name: 'Verify' })).toBeNull();
+    // A verified domain leads to its links' analytics; one not verified has no links yet.
+    expect(
+      within(verified!).getByRole('link', { name: "Its links' analytics" }).getAttribute('href'),
+    ).toBe('/analytics?domain=links.shop.example');
+    expect(within(pending!).queryByRole('link')).toBeNull();
     expect(within(section()).getByRole('heading', { level: 2, name: 'Domains' })).toBeTruthy();
   });
 
