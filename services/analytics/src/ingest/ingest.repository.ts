@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { SERVICE_CONFIG } from '@shortener/chassis-nest';
 import type { AnalyticsConfig } from '../config';
-import { connected } from '../visits/analytics-database';
+import { boundIdleTransaction, connected } from '../visits/analytics-database';
 import {
   boolArray,
   byteaArray,
@@ -257,6 +257,7 @@ export class IngestRepository {
     if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
     await this.ensureMonths(rows);
     return connected(this.database).transaction(async (manager) => {
+      await boundIdleTransaction(manager);
       const urlIds = new Set(rows.map((row) => row.urlId));
       await lockLinks(manager, urlIds, 'shared');
       const deleted: { url_id: string }[] = await manager.query(

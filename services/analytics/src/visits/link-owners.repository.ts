@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { isShortCode, type LinkOwners } from '@shortener/contracts';
-import { connected } from './analytics-database';
+import { boundIdleTransaction, connected } from './analytics-database';
 import { ADD_OWNED_LINKS, DROP_EMPTY, RECOUNT_VISITORS, SUBTRACT_LINKS } from './account-rollups';
 import { lockLinks } from './link-locks';
 
@@ -47,6 +47,7 @@ export class LinkOwnersRepository {
     const known = owners.filter((owner) => isShortCode(owner.urlID));
     if (known.length === 0) return 0;
     return connected(this.database).transaction(async (manager) => {
+      await boundIdleTransaction(manager);
       const codes = known.map((owner) => owner.urlID);
       await lockLinks(manager, codes, 'exclusive');
       const deleted: { url_id: string }[] = await manager.query(

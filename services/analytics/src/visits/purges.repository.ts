@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isShortCode } from '@shortener/contracts';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { connected } from './analytics-database';
+import { boundIdleTransaction, connected } from './analytics-database';
 import { lockLinks } from './link-locks';
 import { takeOffAccounts } from './link-owners.repository';
 
@@ -33,6 +33,7 @@ export class PurgesRepository {
     if (links.length === 0) return 0;
     const db = connected(this.database);
     await db.transaction(async (manager) => {
+      await boundIdleTransaction(manager);
       await lockLinks(manager, links, 'exclusive');
       await manager.query(
         `INSERT INTO analytics.deleted_links (url_id, deleted_at)
