@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BulkLinksResponse, Domain, Visit } from '@shortener/contracts';
 import { startDnsResponder, waitFor, type DnsResponder } from '@shortener/testkit';
 import { requestWithHost } from '../api/support/host-request';
+import * as sample from '../api/support/stats-visits';
 import { signInLocally, startCopied, stop, type Browser, type Embedded } from './embedded-app';
 
 // A link's rules in the embedded mode, followed as visitors follow them: one process, PGlite,
@@ -13,12 +14,7 @@ import { signInLocally, startCopied, stop, type Browser, type Embedded } from '.
 // stack (tests/api/branded-redirects.int-spec.ts); a change reaches the redirect at once.
 
 const XHR = { 'X-Requested-With': 'XMLHttpRequest' };
-const IPHONE =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
-const ANDROID =
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36';
-const DESKTOP =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const { SAFARI_IPHONE: IPHONE, CHROME_ANDROID: ANDROID, CHROME_WINDOWS: DESKTOP } = sample;
 /** An address the offline database places in the Netherlands (RIPE's), and one in Australia. */
 const IN_NL = '193.0.14.129';
 const IN_AU = '1.1.1.1';
