@@ -16,6 +16,7 @@ export declare const accountStatsSchema: WebSchemaOf<typeof contracts.accountSta
 export declare const analyticsApi: {
   getAnalytics: WebRouteOf<typeof contracts.publicApi.getAnalytics>;
   getAnalyticsCsv: WebRouteOf<typeof contracts.publicApi.getAnalyticsCsv>;
+  getAnalyticsLive: WebRouteOf<typeof contracts.publicApi.getAnalyticsLive>;
 };
 
 export type * from '@shortener/contracts';

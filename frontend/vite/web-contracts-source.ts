@@ -106,7 +106,10 @@ export const WEB_CONTRACTS_MODULES: readonly WebContractsModule[] = [
     about: "the analytics page's constants, call and answer check, loaded with its page only",
     constants: ['STATS_RANGES', 'DEFAULT_STATS_RANGE', 'OTHER_ENTRY'],
     schemas: ['accountStatsSchema'],
-    routes: { name: 'analyticsApi', operations: ['getAnalytics', 'getAnalyticsCsv'] },
+    routes: {
+      name: 'analyticsApi',
+      operations: ['getAnalytics', 'getAnalyticsCsv', 'getAnalyticsLive'],
+    },
     loosened: STATS_LOOSENED,
   },
   {

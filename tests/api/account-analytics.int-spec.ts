@@ -14,6 +14,7 @@ import {
 } from '@shortener/contracts';
 import { startDnsResponder, waitFor, type DnsResponder, type Stack } from '@shortener/testkit';
 import { Browser } from './support/browser';
+import { EventReader } from './support/event-reader';
 import { signIn } from './support/sign-in';
 import * as sample from './support/stats-visits';
 import { someAddress, startUsersStack, type UsersStack } from './support/users-stack';
@@ -21,8 +22,9 @@ import { someAddress, startUsersStack, type UsersStack } from './support/users-s
 // GET /api/analytics through the gateway on the whole stack (real PostgreSQL, Redis, Kafka):
 // visits through /r/ of many countries, devices, browsers and referrers over several links of
 // two users; the account's numbers are the sum of its links' under every filter (a branded
-// domain's too, as its links move to it and back), a deleted link's visits leave them, and
-// the refusals are those of every signed-in call.
+// domain's too, as its links move to it and back), a deleted link's visits leave them, the
+// account's live stream carries its own visits only, and the refusals are those of every
+// signed-in call.
 
 const run = randomUUID();
 const USERS = {
@@ -448,5 +450,55 @@ describe('GET /api/analytics', () => {
     await expectSumOfLinks({ device: 'bot' }, [0, 2]);
     await expectSumOfLinks({ country: 'ZZ' }, [0, 2]);
     expect((await analytics({ link: gone })).totals.visits).toBe(0);
+  });
+
+  it("streams every visit of the caller's links live, and none of another's", async () => {
+    const live = (who: Browser, headers: Record<string, string> = {}) =>
+      who.fetch(`${stack.url}/api/analytics/live`, {
+        headers: { 'sec-fetch-site': 'same-origin', accept: 'text/event-stream', ...headers },
+      });
+    const opened = await live(erin);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const erinStream = new EventReader(opened);
+    const frankStream = new EventReader(await live(frank));
+    try {
+      for (const link of [0, 2]) {
+        const visit = await sample.visitLink(
+          stack.url,
+          codes[link]!,
+          '1.1.1.1',
+          sample.SAFARI_IPHONE,
+        );
+        expect(visit.status).toBe(302);
+      }
+      await waitFor(() => erinStream.visits().length === 2, {
+        what: "Erin's two live visits",
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
+      expect(erinStream.visits()[0]).toMatchObject({ ipAddress: '1.1.1.1', device: 'mobile' });
+      const theirs = await sample.visitLink(stack.url, codes[3]!, '8.8.8.8', sample.CHROME_WINDOWS);
+      expect(theirs.status).toBe(302);
+      await waitFor(() => frankStream.visits().length === 1, {
+        what: "Frank's live visit",
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
+      expect(frankStream.visits()[0]).toMatchObject({ ipAddress: '8.8.8.8' });
+      expect(erinStream.visits()).toHaveLength(2);
+    } finally {
+      await erinStream.close();
+      await frankStream.close();
+    }
+
+    const anonymous = new Browser({ 'x-forwarded-for': someAddress() });
+    expect((await live(anonymous)).status).toBe(401);
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' },
+    ]) {
+      expect((await live(erin, headers)).status).toBe(403);
+    }
   });
 });

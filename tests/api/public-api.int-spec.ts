@@ -459,6 +459,7 @@ describe('the public API', () => {
       expect(document.openapi).toMatch(/^3\./);
       expect(Object.keys(document.paths).sort()).toEqual([
         '/api/analytics',
+        '/api/analytics/live',
         '/api/analytics/visits.csv',
         '/api/delete/{urlID}',
         '/api/domains',

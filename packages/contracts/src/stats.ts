@@ -112,3 +112,11 @@ export const VISITS_CSV_COLUMNS = [
 export function storedVisitsChannel(urlID: string): string {
   return `visits:stored:${urlID}`;
 }
+
+/**
+ * The key an account's live notices go by, in place of a link's code (`@` is in no code):
+ * analytics announces every link's stored visits under its owner's key too.
+ */
+export function accountVisitsKey(ownerId: string): string {
+  return `@${ownerId}`;
+}

@@ -1,11 +1,12 @@
+import { z } from 'zod';
 import {
   ACCOUNT_STATS_MESSAGES,
   ACCOUNT_VISITS_CSV_COLUMNS,
   accountStatsQuerySchema,
 } from '../account-stats';
-import { STATS_RANGES } from '../stats';
+import { LIVE_END_REASONS, LIVE_EVENTS, STATS_RANGES } from '../stats';
 import { STATS_FILTER_MESSAGES } from '../stats-queries';
-import { EDGE_ANSWERS, error, UNDECODABLE, unauthorized } from './answers';
+import { EDGE_ANSWERS, error, retryAfter, sessionOnly, UNDECODABLE, unauthorized } from './answers';
 import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
 
 /** Every refusal of the query, as the 400's description lists them. */
@@ -56,6 +57,45 @@ export const analyticsApi = {
       ),
       401: unauthorized,
       ...EDGE_ANSWERS,
+    },
+  },
+  getAnalyticsLive: {
+    operationId: 'getAnalyticsLive',
+    method: 'GET',
+    path: '/api/analytics/live',
+    summary:
+      "The visits of all the caller's links as they are stored, as Server-Sent Events " +
+      `(EventSource): an event \`${LIVE_EVENTS.visit}\` per stored visit (data: LiveVisit), so a ` +
+      "page of the analytics counts again; otherwise as a link's live visits: a comment every " +
+      `15 s, \`${LIVE_EVENTS.refetch}\` once a client that fell behind has caught up, and ` +
+      `\`${LIVE_EVENTS.end}\` (data: {reason}) when the session ends ` +
+      `('${LIVE_END_REASONS.sessionEnded}') or the server stops ` +
+      `('${LIVE_END_REASONS.serverStopping}': reconnect). Not X-Requested-With (EventSource ` +
+      'cannot send it): a request another site makes is refused with 403.',
+    access: 'signed-in',
+    csrf: 'same-origin',
+    answers: {
+      200: {
+        description: 'The event stream',
+        streams: 'text/event-stream',
+        events: {
+          [LIVE_EVENTS.visit]: PUBLIC_SCHEMAS.liveVisit,
+          [LIVE_EVENTS.refetch]: z.object({}),
+          [LIVE_EVENTS.end]: z.object({ reason: z.enum(Object.values(LIVE_END_REASONS)) }),
+        },
+      },
+      400: error(`A ${UNDECODABLE}`),
+      401: unauthorized,
+      403: sessionOnly('A request from another site'),
+      429: error(
+        'Too many requests, or too many live streams open: of this user, or on the server ' +
+          '(both limits set by the operator; close another stream, or try again later)',
+        retryAfter('Seconds to wait, when the rate limit refused'),
+      ),
+      502: EDGE_ANSWERS[502],
+      503: EDGE_ANSWERS[503],
+      413: EDGE_ANSWERS[413],
+      415: EDGE_ANSWERS[415],
     },
   },
 } as const satisfies Record<string, PublicRoute>;

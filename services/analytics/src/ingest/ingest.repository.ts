@@ -59,6 +59,8 @@ export interface StoreOutcome {
   ofDeletedLinks: number;
   /** The rows really inserted (not those already stored), once committed. */
   inserted: VisitRow[];
+  /** The owner of each of their links that has one (as the account rollups read it). */
+  owners: Map<string, string>;
 }
 
 /**
@@ -150,10 +152,13 @@ const ADD_ROLLUPS = `
       AS t(url_id, day, visitor, last_seen)
     ON CONFLICT (url_id, day, visitor) DO UPDATE SET last_seen = EXCLUDED.last_seen
       WHERE v.last_seen < EXCLUDED.last_seen
+  ),
+  counts AS (
+    INSERT INTO analytics.link_stats AS stats (url_id, visit_count)
+    SELECT * FROM unnest($15::varchar[], $16::bigint[])
+    ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count
   )
-  INSERT INTO analytics.link_stats AS stats (url_id, visit_count)
-  SELECT * FROM unnest($15::varchar[], $16::bigint[])
-  ON CONFLICT (url_id) DO UPDATE SET visit_count = stats.visit_count + EXCLUDED.visit_count`;
+  SELECT DISTINCT url_id, owner_id FROM owned_hours`;
 
 /** ADD_ROLLUPS's parameters: what the visits given add (rollupsOf). */
 function rollupParameters(rows: readonly VisitRow[]): unknown[] {
@@ -247,14 +252,17 @@ export class IngestRepository {
 
   /**
    * Stores a batch in one transaction: the new visits, then one statement raising every rollup
-   * by what was really inserted, so a redelivered or retried batch adds nothing.
+   * by what was really inserted, so a redelivered or retried batch adds nothing; answers the
+   * owner of each link whose account it raised too (for the account's live notices).
    */
   async storeVisits(
     rows: readonly VisitRow[],
     chunkRows: number,
     prepared?: PreparedVisits,
   ): Promise<StoreOutcome> {
-    if (rows.length === 0) return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [] };
+    if (rows.length === 0) {
+      return { stored: 0, duplicates: 0, ofDeletedLinks: 0, inserted: [], owners: new Map() };
+    }
     await this.ensureMonths(rows);
     return connected(this.database).transaction(async (manager) => {
       await boundIdleTransaction(manager);
@@ -290,19 +298,22 @@ export class IngestRepository {
           for (const row of piece.rows) if (ids.has(row.id)) inserted.push(row);
         }
       }
+      const owners = new Map<string, string>();
       if (inserted.length > 0) {
-        await manager.query(
+        const owned: Array<{ url_id: string; owner_id: string }> = await manager.query(
           ADD_ROLLUPS,
           ready !== undefined && inserted.length === live.length
             ? ready.rollups
             : rollupParameters(inserted),
         );
+        for (const row of owned) owners.set(row.url_id, row.owner_id);
       }
       return {
         stored: inserted.length,
         duplicates: live.length - inserted.length,
         ofDeletedLinks: rows.length - live.length,
         inserted,
+        owners,
       };
     });
   }

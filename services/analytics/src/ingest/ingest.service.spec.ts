@@ -45,6 +45,7 @@ class FakeVisits {
       duplicates: rows.length - fresh.length,
       ofDeletedLinks: 0,
       inserted: fresh,
+      owners: new Map<string, string>(),
     });
   }
 }

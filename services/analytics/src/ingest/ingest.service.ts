@@ -110,7 +110,7 @@ export class IngestService implements VisitSink, OnApplicationBootstrap, OnAppli
     this.metrics.duplicates.inc(outcome.duplicates);
     this.metrics.ofDeletedLinks.inc(outcome.ofDeletedLinks);
     // Committed: the live streams may show them now.
-    if (outcome.inserted.length > 0) this.notifier.stored(outcome.inserted);
+    if (outcome.inserted.length > 0) this.notifier.stored(outcome.inserted, outcome.owners);
   }
 
   /**

@@ -107,7 +107,10 @@ describe('an ingest transaction that stalls', () => {
     expect(stalled).toBe(true);
 
     const startedAt = Date.now();
-    expect(await going.storeVisits([visit('Stall02')], 100)).toMatchObject({ stored: 1 });
+    const other = await going.storeVisits([visit('Stall02')], 100);
+    expect(other).toMatchObject({ stored: 1 });
+    // With the owner of its link, for the account's live notices.
+    expect([...other.owners]).toEqual([['Stall02', 'owner-stall']]);
     const waited = Date.now() - startedAt;
     expect(waited).toBeGreaterThan(IDLE_TRANSACTION_MS / 2);
     expect(waited).toBeLessThan(IDLE_TRANSACTION_MS + 5_000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import Redis from 'ioredis';
-import { storedVisitsChannel, type StoredVisits } from '@shortener/contracts';
+import { accountVisitsKey, storedVisitsChannel, type StoredVisits } from '@shortener/contracts';
 import { testServers, waitFor } from '@shortener/testkit';
 import type { VisitRow } from './ingest.repository';
 import { InProcessLiveVisits, redisVisitNotifier } from './visit-notifier';
@@ -99,6 +99,44 @@ describe('live visit notices', () => {
       // Notices go out in order, so the unwatched link's would have come before the last one.
       expect(published).toEqual([storedVisitsChannel(watched), storedVisitsChannel(watched)]);
     });
+
+    it("are published under an owner's key for each of their links, when a stream listens there", async () => {
+      const { prefix, watched, unwatched } = links();
+      const owner = `owner-${prefix}`;
+      const account = storedVisitsChannel(accountVisitsKey(owner));
+      const listener = new Redis(testServers.redisUrl);
+      const received: StoredVisits[] = [];
+      listener.on('message', (channel: string, message: string) => {
+        if (channel === account) received.push(JSON.parse(message) as StoredVisits);
+      });
+      await listener.subscribe(account);
+      try {
+        const owners = new Map([
+          [watched, owner],
+          [unwatched, owner],
+          [`${prefix}x`, 'someone-else'],
+        ]);
+        // Until the notifier is connected (no offline queue), a batch may go unsent.
+        await waitFor(
+          () => {
+            if (received.length === 0) {
+              notifier.value.stored(
+                [row(watched, 1), row(`${prefix}x`, 2), row(unwatched, 3)],
+                owners,
+              );
+            }
+            return received.length >= 2;
+          },
+          { timeoutMs: 15_000, what: "the owner's notices" },
+        );
+        expect(received.slice(0, 2).map(ids)).toEqual([
+          [watched, [row(watched, 1).id]],
+          [unwatched, [row(unwatched, 3).id]],
+        ]);
+      } finally {
+        listener.disconnect();
+      }
+    });
   });
 
   describe('in one process', () => {
@@ -111,6 +149,21 @@ describe('live visit notices', () => {
       stop();
       live.stored([row(watched, 4)]);
       expect(received.map(ids)).toEqual([[watched, [row(watched, 1).id, row(watched, 3).id]]]);
+    });
+
+    it("are told to the listeners of an owner's key for each of their links", () => {
+      const live = new InProcessLiveVisits();
+      const { prefix, watched, unwatched } = links();
+      const received: StoredVisits[] = [];
+      const stop = live.subscribe(accountVisitsKey('owner-a'), (notice) => received.push(notice));
+      const owners = new Map([
+        [watched, 'owner-a'],
+        [`${prefix}x`, 'owner-b'],
+      ]);
+      live.stored([row(watched, 1), row(`${prefix}x`, 2), row(unwatched, 3)], owners);
+      stop();
+      live.stored([row(watched, 4)], owners);
+      expect(received.map(ids)).toEqual([[watched, [row(watched, 1).id]]]);
     });
   });
 });

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Adapter, Logger } from '@shortener/chassis';
 import { closeRedis, createRedis } from '@shortener/chassis-redis';
 import {
+  accountVisitsKey,
   DIRECT_REFERRER,
   storedVisitsChannel,
   type LiveVisit,
@@ -11,11 +12,14 @@ import type { VisitRow } from './ingest.repository';
 
 /**
  * Told of visits after their commit, for the live streams: best effort, never holding up
- * ingest, and built only for links someone listens to.
+ * ingest, and built only for links (and accounts) someone listens to.
  */
 export interface VisitNotifier {
-  /** The rows one transaction inserted, once it committed. */
-  stored(rows: readonly VisitRow[]): void;
+  /**
+   * The rows one transaction inserted, once it committed, with the owner of each of their
+   * links that has one: each link's notice goes under its code and its owner's key.
+   */
+  stored(rows: readonly VisitRow[], owners?: ReadonlyMap<string, string>): void;
 }
 
 /** A stored visit as the live stream shows it. */
@@ -56,9 +60,25 @@ export function noticesOf(rows: readonly VisitRow[]): StoredVisits[] {
   return [...rowsByLink(rows)].map(([urlID, visits]) => noticeOf(urlID, visits));
 }
 
+/** Each link's rows with the keys its notice goes under: its code, and its owner's key. */
+function keyedNotices(
+  rows: readonly VisitRow[],
+  owners: ReadonlyMap<string, string> | undefined,
+): Array<{ keys: string[]; rows: VisitRow[]; urlID: string }> {
+  return [...rowsByLink(rows)].map(([urlID, visits]) => {
+    const owner = owners?.get(urlID);
+    return {
+      urlID,
+      rows: visits,
+      keys: owner === undefined ? [urlID] : [urlID, accountVisitsKey(owner)],
+    };
+  });
+}
+
 /**
- * Notices on Redis pub/sub, a channel per link, published only to links with subscribers
- * (one PUBSUB NUMSUB after each commit, so any stream subscribed before the commit is told).
+ * Notices on Redis pub/sub, a channel per link and per account, published only where there
+ * are subscribers (one PUBSUB NUMSUB after each commit, so any stream subscribed before the
+ * commit is told).
  */
 export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNotifier> {
   const redis = createRedis(url, logger);
@@ -77,20 +97,24 @@ export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNo
   };
   return {
     value: {
-      stored(rows) {
+      stored(rows, owners) {
         if (rows.length === 0) return;
-        const byLink = rowsByLink(rows);
-        const links = [...byLink.keys()];
+        const notices = keyedNotices(rows, owners);
+        const keys = [...new Set(notices.flatMap((notice) => notice.keys))];
         redis
-          .pubsub('NUMSUB', ...links.map(storedVisitsChannel))
+          .pubsub('NUMSUB', ...keys.map(storedVisitsChannel))
           // [channel, subscribers, channel, subscribers, ...], in the order asked.
           .then((counts) => {
             sent();
-            links.forEach((urlID, at) => {
-              if (Number(counts[2 * at + 1]) === 0) return;
-              const notice = noticeOf(urlID, byLink.get(urlID)!);
-              redis.publish(storedVisitsChannel(urlID), JSON.stringify(notice)).then(sent, failed);
-            });
+            const heard = new Set(keys.filter((_, at) => Number(counts[2 * at + 1]) > 0));
+            for (const notice of notices) {
+              const to = notice.keys.filter((key) => heard.has(key));
+              if (to.length === 0) continue;
+              const message = JSON.stringify(noticeOf(notice.urlID, notice.rows));
+              for (const key of to) {
+                redis.publish(storedVisitsChannel(key), message).then(sent, failed);
+              }
+            }
           })
           .catch(failed);
       },
@@ -108,15 +132,18 @@ export function redisVisitNotifier(url: string, logger: Logger): Adapter<VisitNo
 export class InProcessLiveVisits implements VisitNotifier {
   private readonly events = new EventEmitter().setMaxListeners(0);
 
-  stored(rows: readonly VisitRow[]): void {
-    for (const [urlID, visits] of rowsByLink(rows)) {
-      if (this.events.listenerCount(urlID) === 0) continue;
-      this.events.emit(urlID, noticeOf(urlID, visits));
+  stored(rows: readonly VisitRow[], owners?: ReadonlyMap<string, string>): void {
+    for (const notice of keyedNotices(rows, owners)) {
+      const to = notice.keys.filter((key) => this.events.listenerCount(key) > 0);
+      if (to.length === 0) continue;
+      const message = noticeOf(notice.urlID, notice.rows);
+      for (const key of to) this.events.emit(key, message);
     }
   }
 
-  subscribe(urlID: string, listener: (batch: StoredVisits) => void): () => void {
-    this.events.on(urlID, listener);
-    return () => this.events.off(urlID, listener);
+  /** Listens to a link's notices, or to an account's under its key (accountVisitsKey). */
+  subscribe(key: string, listener: (batch: StoredVisits) => void): () => void {
+    this.events.on(key, listener);
+    return () => this.events.off(key, listener);
   }
 }

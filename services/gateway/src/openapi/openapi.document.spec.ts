@@ -81,6 +81,7 @@ describe('the OpenAPI description', () => {
     expect(calls.sort()).toEqual([
       'DELETE /api/domains/{host}',
       'GET /api/analytics',
+      'GET /api/analytics/live',
       'GET /api/analytics/visits.csv',
       'GET /api/domains',
       'GET /api/keys',
@@ -203,7 +204,7 @@ describe('the OpenAPI description', () => {
     );
   });
 
-  it('asks every call made with a session for X-Requested-With but the live stream, which EventSource makes', () => {
+  it('asks every call made with a session for X-Requested-With but the live streams, which EventSource makes', () => {
     for (const [route, methods] of apiPaths()) {
       for (const operation of Object.values(methods)) {
         const requestedWith: unknown = expect.objectContaining({
@@ -212,7 +213,7 @@ describe('the OpenAPI description', () => {
           // Not for a call made with an API key, which sends no cookie.
           required: entryOf(operation).apiKeyScope === undefined,
         });
-        if (route === '/api/stats/{urlID}/live') {
+        if (route === '/api/stats/{urlID}/live' || route === '/api/analytics/live') {
           expect(operation.parameters).not.toContainEqual(requestedWith);
         } else {
           expect(operation.parameters).toContainEqual(requestedWith);
@@ -226,6 +227,9 @@ describe('the OpenAPI description', () => {
     const ok = (route: string) => document.paths[route]!['get']!.responses['200'];
     expect(ok('/api/stats/{urlID}/visits.csv')).toMatchObject({
       content: { 'text/csv': { schema: { type: 'string' } } },
+    });
+    expect(ok('/api/analytics/live')).toMatchObject({
+      content: { 'text/event-stream': { schema: { oneOf: expect.any(Array) as unknown } } },
     });
     expect(ok('/api/stats/{urlID}/live')).toMatchObject({
       content: { 'text/event-stream': { schema: { oneOf: expect.any(Array) as unknown } } },

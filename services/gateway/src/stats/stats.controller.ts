@@ -1,7 +1,12 @@
 import { pipeline } from 'node:stream/promises';
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { publicApi, type LinkStats, type SessionUser } from '@shortener/contracts';
+import {
+  accountVisitsKey,
+  publicApi,
+  type LinkStats,
+  type SessionUser,
+} from '@shortener/contracts';
 import { Input, SERVICE_CONFIG, type RouteInput } from '@shortener/chassis-nest';
 import type { GatewayConfig } from '../config';
 import { ApiRoute } from '../edge/api-route.decorator';
@@ -47,6 +52,25 @@ export class StatsController {
       userId: user.id,
       urlID,
       allowed: () => this.stats.ownLink(urlID, { user, requestId }),
+      sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
+    });
+  }
+
+  /**
+   * Server-Sent Events of every visit of the caller's links as it is stored (the analytics
+   * page counts again on each), under the account's key; limited as a link's streams are.
+   */
+  @ApiRoute(publicApi.getAnalyticsLive)
+  async accountLive(
+    @CurrentUser() user: SessionUser,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const session = presentedSession(req, this.config);
+    await this.streams.open(res, {
+      userId: user.id,
+      urlID: accountVisitsKey(user.id),
+      allowed: () => Promise.resolve(),
       sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
     });
   }
