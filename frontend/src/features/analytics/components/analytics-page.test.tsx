@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
-import { ANALYTICS_REFRESH_MS } from '../hooks/use-analytics';
+import { FakeEventSource } from '../../../test/event-source';
+import { ANALYTICS_LIVE_RECOUNT_MS, ANALYTICS_REFRESH_MS } from '../hooks/use-analytics';
 
 const DAY = 86_400_000;
 
@@ -77,7 +78,23 @@ const shown = () => screen.findByText('Visits', { selector: 'dt' }, { timeout: 5
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.unstubAllGlobals();
 });
+
+/** A visit as the live stream sends it. */
+const liveVisit = {
+  _id: 'live-1',
+  createdAt: '2026-11-24T09:31:00.000Z',
+  userAgent: { platform: 'iOS', browser: 'Safari' },
+  ipAddress: '1.1.1.1',
+  country: 'AU',
+  device: 'mobile',
+  bot: false,
+  referrer: null,
+  utmSource: null,
+  utmMedium: null,
+  utmCampaign: null,
+};
 
 describe('the analytics page', () => {
   it('is linked from the top bar when signed in, and asks for the last 7 days', async () => {
@@ -323,7 +340,9 @@ describe('the analytics page', () => {
     expect(within(list('Links')).getByText('No visits')).toBeTruthy();
   });
 
-  it(`counts again every ${String(ANALYTICS_REFRESH_MS / 1000)} s while in sight: the live numbers`, async () => {
+  it('counts again after live visits of its links, once a burst; polls only while the stream is not open', async () => {
+    vi.stubGlobal('EventSource', FakeEventSource);
+    FakeEventSource.instances = [];
     vi.useFakeTimers({ shouldAdvanceTime: true });
     let visits = 12;
     const { calls } = setup('/analytics?range=24h', () =>
@@ -333,24 +352,47 @@ describe('the analytics page', () => {
       ),
     );
     await shown();
-    expect(screen.getByText(/^Live/)).toBeTruthy();
-    visits = 13;
+    const status = () => document.querySelector('.stats__live')?.textContent ?? '';
+    expect(status()).toMatch(/^Connecting…/);
+    const [source] = FakeEventSource.instances;
+    expect(source?.url).toBe('/api/analytics/live');
+    act(() => source?.open());
+    expect(status()).toMatch(/^Live/);
+
+    visits = 14;
+    act(() => {
+      source?.send('visit', liveVisit);
+      source?.send('visit', { ...liveVisit, _id: 'live-2' });
+    });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ANALYTICS_LIVE_RECOUNT_MS);
+    });
+    await waitFor(() => expect(total('Visits')[0]).toBe('14'));
+    // While counting again, the numbers shown are not dimmed as a new view's would be.
+    expect(document.querySelector('.stats__body')?.getAttribute('aria-busy')).toBe('false');
+    // One count for the burst, and none while the stream is open and quiet.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS * 2);
+    });
+    expect(calls()).toEqual(['/api/analytics?range=24h', '/api/analytics?range=24h']);
+
+    // The stream broken: counted every ANALYTICS_REFRESH_MS while in sight instead.
+    act(() => source?.fail(FakeEventSource.CONNECTING));
+    expect(status()).toMatch(/^Reconnecting…/);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS);
     });
-    await waitFor(() => expect(total('Visits')[0]).toBe('13'));
-    expect(calls()).toEqual(['/api/analytics?range=24h', '/api/analytics?range=24h']);
-
-    // Out of sight: no more asking.
+    await waitFor(() => expect(calls()).toHaveLength(3));
+    // Out of sight: no more asking; back in sight, at once.
     Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
     await act(async () => {
       await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS * 2);
     });
-    expect(calls()).toHaveLength(2);
+    expect(calls()).toHaveLength(3);
     Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
     act(() => {
       document.dispatchEvent(new Event('visibilitychange'));
     });
-    await waitFor(() => expect(calls()).toHaveLength(3));
+    await waitFor(() => expect(calls()).toHaveLength(4));
   });
 });

@@ -8,8 +8,9 @@ import { StatsTotals } from '../../stats/components/stats-totals';
 import { TopList } from '../../stats/components/top-list';
 import { named, statsLists, type TopEntry } from '../../stats/lib/stats-lists';
 import '../../stats/components/stats-section.css';
+import { LIVE_TEXT } from '../../stats/hooks/use-live-visits';
 import { downloadAnalyticsCsv } from '../api/download-analytics-csv';
-import { ANALYTICS_REFRESH_MS, useAnalytics } from '../hooks/use-analytics';
+import { useAnalytics } from '../hooks/use-analytics';
 import {
   viewFromSearch,
   viewQuery,
@@ -51,19 +52,16 @@ export function AnalyticsPage() {
   const [search, setSearch] = useSearchParams();
   const view = useMemo(() => viewFromSearch(search), [search]);
   const query = useMemo(() => viewQuery(view), [view]);
-  const { stats, status, error, unreachable, retry, updatedAt } = useAnalytics(query);
+  const { stats, status, error, unreachable, retry, updatedAt, live, busy } = useAnalytics(query);
   const go = (next: AnalyticsView) => setSearch(new URLSearchParams(viewQuery(next)));
 
   return (
     <div className="stats analytics">
       <div className="stats__header">
         <h1 className="analytics__title">Analytics</h1>
-        <p
-          className={`stats__live stats__live--${status === 'error' ? 'reconnecting' : 'live'}`}
-          title={`Counted again every ${String(ANALYTICS_REFRESH_MS / 1000)} s while this page is open`}
-        >
+        <p className={`stats__live stats__live--${live}`} role="status">
           <span className="stats__live-dot" aria-hidden="true" />
-          {status === 'error' ? 'Not live' : 'Live'}
+          {LIVE_TEXT[live]}
           {updatedAt !== null && status !== 'error' && (
             <span className="analytics__updated tabular">
               {` · updated ${new Date(updatedAt).toLocaleTimeString()}`}
@@ -99,7 +97,7 @@ export function AnalyticsPage() {
       {status === 'loading' && !stats && <Loading tall>Loading analytics…</Loading>}
 
       {stats && (
-        <div className="stats__body" aria-busy={status === 'loading'}>
+        <div className="stats__body" aria-busy={busy}>
           <h2 className="visually-hidden">Totals</h2>
           {stats.totals.visits === 0 && (
             <p className="stats__empty">

@@ -1,13 +1,22 @@
-import type { AccountStats } from '@shortener/contracts/web-analytics';
+import { analyticsApi, type AccountStats } from '@shortener/contracts/web-analytics';
 import { startTransition, useCallback, useEffect, useRef, useState } from 'react';
 import { useRetryWhileUnreachable } from '../../../components/unreachable';
 import { UNREACHABLE } from '../../../lib/api';
+import { routeUrl } from '../../../lib/api-route';
 import { useSession } from '../../auth';
+import { useLiveStream, type LiveStatus } from '../../stats/hooks/use-live-visits';
 import { getAnalytics } from '../api/get-analytics';
 
 /**
- * How often the shown numbers are asked for again while the page is in sight: the account
- * has no live stream of its own (a link's is one link's), so the page polls instead.
+ * How soon the numbers are counted again after a live visit of any of the account's links:
+ * one count for a burst of visits (which the filters may or may not match: only the server
+ * can tell), at most about this often while visits keep coming.
+ */
+export const ANALYTICS_LIVE_RECOUNT_MS = 2000;
+
+/**
+ * How often the shown numbers are asked for again while the page is in sight and its live
+ * stream is not open (connecting, reconnecting, or refused).
  */
 export const ANALYTICS_REFRESH_MS = 15_000;
 
@@ -26,11 +35,16 @@ export interface AnalyticsState {
 
 export interface Analytics extends AnalyticsState {
   retry: () => void;
+  /** The account's live stream (publicApi.getAnalyticsLive). */
+  live: LiveStatus;
+  /** A new view's numbers are on their way (a recount of the view shown is not waited on). */
+  busy: boolean;
 }
 
 /**
- * The account's statistics for the page's query, asked again every ANALYTICS_REFRESH_MS
- * while the page is visible, and at once when it becomes visible again.
+ * The account's statistics for the page's query, counted again after live visits of its
+ * links (ANALYTICS_LIVE_RECOUNT_MS), and, while the stream is not open, every
+ * ANALYTICS_REFRESH_MS while the page is visible; at once when it becomes visible again.
  */
 export function useAnalytics(query: Record<string, string>): Analytics {
   const { signOut } = useSession();
@@ -80,8 +94,27 @@ export function useAnalytics(query: Record<string, string>): Analytics {
   const retry = useCallback(() => setAttempt((count) => count + 1), []);
   useRetryWhileUnreachable(state.status === 'error' && state.unreachable, retry);
 
-  // Polled while in sight and not failing; a page back in sight counts again at once.
-  const polling = state.status === 'ready';
+  // A recount waiting after live visits; the next fetch for any reason counts them too.
+  const recount = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(
+    () => () => {
+      clearTimeout(recount.current);
+      recount.current = undefined;
+    },
+    [key, attempt],
+  );
+  const live = useLiveStream(routeUrl(analyticsApi.getAnalyticsLive), {
+    onVisit: () => {
+      recount.current ??= setTimeout(() => {
+        recount.current = undefined;
+        retry();
+      }, ANALYTICS_LIVE_RECOUNT_MS);
+    },
+    onRefetch: retry,
+  });
+
+  // Polled while in sight, not failing and not live; a page back in sight counts again at once.
+  const polling = state.status === 'ready' && live !== 'live';
   useEffect(() => {
     if (!polling) return;
     const timer = window.setInterval(() => {
@@ -97,5 +130,10 @@ export function useAnalytics(query: Record<string, string>): Analytics {
     };
   }, [polling, retry]);
 
-  return { ...state, retry };
+  return {
+    ...state,
+    retry,
+    live,
+    busy: state.status === 'loading' && state.shownQuery !== key,
+  };
 }

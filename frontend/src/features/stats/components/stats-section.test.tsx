@@ -9,37 +9,11 @@ import { renderApp } from '../../../test/render';
 import { REFETCH_MIN_MS } from '../hooks/use-live-visits';
 import { LIVE_RECOUNT_MS } from '../hooks/use-stats';
 import { pngScale, QrCode, qrSvg } from './qr-code';
+import { FakeEventSource } from '../../../test/event-source';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const link = aLink({ urlID: 'Ab3dE5g', visitCount: 5 });
-
-/** EventSource as the browser has it, driven by the test. */
-class FakeEventSource extends EventTarget {
-  static readonly CONNECTING = 0;
-  static readonly OPEN = 1;
-  static readonly CLOSED = 2;
-  static instances: FakeEventSource[] = [];
-  readyState = FakeEventSource.CONNECTING;
-  constructor(readonly url: string) {
-    super();
-    FakeEventSource.instances.push(this);
-  }
-  close() {
-    this.readyState = FakeEventSource.CLOSED;
-  }
-  open() {
-    this.readyState = FakeEventSource.OPEN;
-    this.dispatchEvent(new Event('open'));
-  }
-  fail(readyState: number) {
-    this.readyState = readyState;
-    this.dispatchEvent(new Event('error'));
-  }
-  send(type: string, data: unknown) {
-    this.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
-  }
-}
 
 /** jsdom's Blob has no text(): read it as the browser's FileReader would. */
 function blobText(blob: Blob | undefined): Promise<string> {

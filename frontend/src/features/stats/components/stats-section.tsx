@@ -2,7 +2,7 @@ import { STATS_RANGES, type LiveVisit, type StatsRange } from '@shortener/contra
 import { ErrorMessage, Loading } from '../../../components/feedback';
 import { shortUrlOf } from '../../../lib/url';
 import { downloadVisitsCsv } from '../api/download-csv';
-import { useLiveVisits, type LiveStatus } from '../hooks/use-live-visits';
+import { LIVE_TEXT, useLiveVisits } from '../hooks/use-live-visits';
 import { useStats } from '../hooks/use-stats';
 import { statsLists } from '../lib/stats-lists';
 import { CsvButton } from './csv-button';
@@ -17,13 +17,6 @@ const RANGE_LABELS: Record<StatsRange, string> = {
   '7d': '7d',
   '30d': '30d',
   all: 'All',
-};
-
-const LIVE_TEXT: Record<LiveStatus, string> = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  reconnecting: 'Reconnecting…',
-  ended: 'Not live',
 };
 
 export interface StatsSectionProps {

@@ -1,35 +1,7 @@
 import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useLiveVisits } from './use-live-visits';
-
-/** EventSource as the browser has it, driven by the test. */
-class FakeEventSource extends EventTarget {
-  static readonly CONNECTING = 0;
-  static readonly OPEN = 1;
-  static readonly CLOSED = 2;
-  static instances: FakeEventSource[] = [];
-  readyState = FakeEventSource.CONNECTING;
-  constructor(readonly url: string) {
-    super();
-    FakeEventSource.instances.push(this);
-  }
-  close() {
-    this.readyState = FakeEventSource.CLOSED;
-  }
-  open() {
-    this.readyState = FakeEventSource.OPEN;
-    this.dispatchEvent(new Event('open'));
-  }
-  /** The server closed the stream: EventSource tries again by itself. */
-  drop() {
-    if (this.readyState === FakeEventSource.CLOSED) return;
-    this.readyState = FakeEventSource.CONNECTING;
-    this.dispatchEvent(new Event('error'));
-  }
-  send(type: string, data: unknown) {
-    this.dispatchEvent(new MessageEvent(type, { data: JSON.stringify(data) }));
-  }
-}
+import { FakeEventSource } from '../../../test/event-source';
 
 beforeEach(() => {
   FakeEventSource.instances = [];

@@ -15,6 +15,14 @@ import { routeUrl } from '../../../lib/api-route';
  */
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
+/** What a live indicator says of each status. */
+export const LIVE_TEXT: Record<LiveStatus, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  ended: 'Not live',
+};
+
 export interface LiveHandlers {
   /** Each `visit` event, checked against its contract. */
   onVisit: (visit: LiveVisit) => void;
@@ -36,6 +44,14 @@ export const REFETCH_MIN_MS = 5000;
  * ends it.
  */
 export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus {
+  return useLiveStream(routeUrl(statsApi.getLiveVisits, { params: { urlID } }), handlers);
+}
+
+/**
+ * A stream of live visits at `url` (a link's, or the account's: publicApi.getAnalyticsLive),
+ * read as useLiveVisits says.
+ */
+export function useLiveStream(url: string, handlers: LiveHandlers): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const latest = useRef(handlers);
   useEffect(() => {
@@ -48,7 +64,7 @@ export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus
       return;
     }
     setStatus('connecting');
-    const source = new EventSource(routeUrl(statsApi.getLiveVisits, { params: { urlID } }));
+    const source = new EventSource(url);
     let lastRefetch = -Infinity;
     let pending: ReturnType<typeof setTimeout> | undefined;
     const refetch = (): void => {
@@ -90,7 +106,7 @@ export function useLiveVisits(urlID: string, handlers: LiveHandlers): LiveStatus
       clearTimeout(pending);
       source.close();
     };
-  }, [urlID]);
+  }, [url]);
 
   return status;
 }
