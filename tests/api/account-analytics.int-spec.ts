@@ -309,8 +309,14 @@ describe('GET /api/analytics', () => {
       timeoutMs: 30_000,
       intervalMs: 250,
     });
-    for (const filters of [{}, { country: 'US' }, { device: 'bot' }, { link: codes[1]! }]) {
-      await expectSumOfLinks({ ...filters, domain: host }, [1]);
+    const filters: Array<Record<string, string>> = [
+      {},
+      { country: 'US' },
+      { device: 'bot' },
+      { link: codes[1]! },
+    ];
+    for (const more of filters) {
+      await expectSumOfLinks({ ...more, domain: host }, [1]);
     }
     expect((await analytics({ domain: host, link: codes[0]! })).totals.visits).toBe(0);
     // Any letter case; Frank's account has nothing on Erin's domain.
@@ -494,10 +500,11 @@ describe('GET /api/analytics', () => {
 
     const anonymous = new Browser({ 'x-forwarded-for': someAddress() });
     expect((await live(anonymous)).status).toBe(401);
-    for (const headers of [
+    const crossSite: Array<Record<string, string>> = [
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' },
-    ]) {
+    ];
+    for (const headers of crossSite) {
       expect((await live(erin, headers)).status).toBe(403);
     }
   });
