@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   ACCOUNT_STATS_MESSAGES,
   ACCOUNT_VISITS_CSV_COLUMNS,
@@ -6,7 +5,8 @@ import {
 } from '../account-stats';
 import { LIVE_END_REASONS, LIVE_EVENTS, STATS_RANGES } from '../stats';
 import { STATS_FILTER_MESSAGES } from '../stats-queries';
-import { EDGE_ANSWERS, error, retryAfter, sessionOnly, UNDECODABLE, unauthorized } from './answers';
+import { EDGE_ANSWERS, error, UNDECODABLE, unauthorized } from './answers';
+import { LIVE_STREAM_ANSWERS } from './stats';
 import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
 
 /** Every refusal of the query, as the 400's description lists them. */
@@ -74,28 +74,6 @@ export const analyticsApi = {
       'cannot send it): a request another site makes is refused with 403.',
     access: 'signed-in',
     csrf: 'same-origin',
-    answers: {
-      200: {
-        description: 'The event stream',
-        streams: 'text/event-stream',
-        events: {
-          [LIVE_EVENTS.visit]: PUBLIC_SCHEMAS.liveVisit,
-          [LIVE_EVENTS.refetch]: z.object({}),
-          [LIVE_EVENTS.end]: z.object({ reason: z.enum(Object.values(LIVE_END_REASONS)) }),
-        },
-      },
-      400: error(`A ${UNDECODABLE}`),
-      401: unauthorized,
-      403: sessionOnly('A request from another site'),
-      429: error(
-        'Too many requests, or too many live streams open: of this user, or on the server ' +
-          '(both limits set by the operator; close another stream, or try again later)',
-        retryAfter('Seconds to wait, when the rate limit refused'),
-      ),
-      502: EDGE_ANSWERS[502],
-      503: EDGE_ANSWERS[503],
-      413: EDGE_ANSWERS[413],
-      415: EDGE_ANSWERS[415],
-    },
+    answers: LIVE_STREAM_ANSWERS,
   },
 } as const satisfies Record<string, PublicRoute>;

@@ -19,6 +19,31 @@ import {
 } from './answers';
 import { PUBLIC_SCHEMAS, type PublicRoute } from './types';
 
+/** What a live visit stream answers (a link's, the account's): its events and refusals. */
+export const LIVE_STREAM_ANSWERS = {
+  200: {
+    description: 'The event stream',
+    streams: 'text/event-stream',
+    events: {
+      [LIVE_EVENTS.visit]: PUBLIC_SCHEMAS.liveVisit,
+      [LIVE_EVENTS.refetch]: z.object({}),
+      [LIVE_EVENTS.end]: z.object({ reason: z.enum(Object.values(LIVE_END_REASONS)) }),
+    },
+  },
+  400: error(`A ${UNDECODABLE}`),
+  401: unauthorized,
+  403: sessionOnly('A request from another site'),
+  429: error(
+    'Too many requests, or too many live streams open: of this user, or on the server ' +
+      '(both limits set by the operator; close another stream, or try again later)',
+    retryAfter('Seconds to wait, when the rate limit refused'),
+  ),
+  502: EDGE_ANSWERS[502],
+  503: EDGE_ANSWERS[503],
+  413: EDGE_ANSWERS[413],
+  415: EDGE_ANSWERS[415],
+} as const;
+
 /** The refusals of the filters, as a 400's description lists them. */
 const FILTER_REFUSALS = Object.values(STATS_FILTER_MESSAGES)
   .map((message) => `'${message}'`)
@@ -100,28 +125,8 @@ export const statsApi = {
     csrf: 'same-origin',
     params: urlIdParams,
     answers: {
-      200: {
-        description: 'The event stream',
-        streams: 'text/event-stream',
-        events: {
-          [LIVE_EVENTS.visit]: PUBLIC_SCHEMAS.liveVisit,
-          [LIVE_EVENTS.refetch]: z.object({}),
-          [LIVE_EVENTS.end]: z.object({ reason: z.enum(Object.values(LIVE_END_REASONS)) }),
-        },
-      },
-      400: error(`A ${UNDECODABLE}`),
-      401: unauthorized,
-      403: sessionOnly('A request from another site'),
+      ...LIVE_STREAM_ANSWERS,
       404: error(`'${MESSAGES.urlNotFound}' (unknown, expired or not yours)`),
-      429: error(
-        'Too many requests, or too many live streams open: of this user, or on the server ' +
-          '(both limits set by the operator; close another stream, or try again later)',
-        retryAfter('Seconds to wait, when the rate limit refused'),
-      ),
-      502: EDGE_ANSWERS[502],
-      503: EDGE_ANSWERS[503],
-      413: EDGE_ANSWERS[413],
-      415: EDGE_ANSWERS[415],
     },
   },
   getVisitsCsv: {

@@ -47,13 +47,9 @@ export class StatsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const session = presentedSession(req, this.config);
-    await this.streams.open(res, {
-      userId: user.id,
-      urlID,
-      allowed: () => this.stats.ownLink(urlID, { user, requestId }),
-      sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
-    });
+    await this.openStream(req, res, user, urlID, () =>
+      this.stats.ownLink(urlID, { user, requestId }),
+    );
   }
 
   /**
@@ -66,11 +62,22 @@ export class StatsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    await this.openStream(req, res, user, accountVisitsKey(user.id), () => Promise.resolve());
+  }
+
+  /** A live stream of `key`'s notices, open while the session it was opened with lasts. */
+  private async openStream(
+    req: Request,
+    res: Response,
+    user: SessionUser,
+    key: string,
+    allowed: () => Promise<unknown>,
+  ): Promise<void> {
     const session = presentedSession(req, this.config);
     await this.streams.open(res, {
       userId: user.id,
-      urlID: accountVisitsKey(user.id),
-      allowed: () => Promise.resolve(),
+      urlID: key,
+      allowed,
       sessionAlive: async () => (await this.sessions.resolve(session))?.id === user.id,
     });
   }
