@@ -92,6 +92,7 @@ export class AccountStatsRepository {
     const since = window.range === 'all' ? null : (before?.from ?? window.from);
     const filter = await AccountFilter.of(db, owner, request, utmColumns, since);
     const onlyLink = filter?.onlyLink;
+    const stats = asStatsWindow(window);
     let reads: StatsReads;
     if (filter === null) {
       reads = new AccountRollupStats(db, owner);
@@ -100,11 +101,12 @@ export class AccountStatsRepository {
         'SELECT 1 FROM analytics.link_owners WHERE url_id = $1 AND owner_id = $2',
         [onlyLink, owner],
       );
-      reads = mine ? new RollupStats(db, onlyLink) : new AccountFilteredStats(db, filter, false);
+      reads = mine
+        ? new RollupStats(db, onlyLink)
+        : new AccountFilteredStats(db, filter, false, stats, before);
     } else {
-      reads = new AccountFilteredStats(db, filter, utmColumns);
+      reads = new AccountFilteredStats(db, filter, utmColumns, stats, before);
     }
-    const stats = asStatsWindow(window);
     // In turn: a transaction has one connection.
     const series = await reads.series(stats);
     const totals = window.range === 'all' ? await reads.sums(null) : null;
