@@ -10,6 +10,7 @@ import {
   type Sums,
 } from '../stats/stats-reads';
 import type { Dimension } from '../visits/rollups';
+import { keptVisitors, type LinksCut } from './account-top-links';
 
 /** The lists of the account reads: a link's dimensions, and `link` (visits per code). */
 export type AccountDimension = Dimension | 'link';
@@ -22,6 +23,8 @@ export class AccountRollupStats implements StatsReads {
   constructor(
     private readonly db: Queryable,
     private readonly owner: string,
+    /** The window's cut, where its past may be kept (keepPastLinks). */
+    private readonly cut: LinksCut | null = null,
   ) {}
 
   async sums(span: { from: number; to: number } | null): Promise<Counts> {
@@ -54,10 +57,15 @@ export class AccountRollupStats implements StatsReads {
 
   /**
    * Visitor-days, as a link's: for day windows summed from the day counts; for 24h (and hourly
-   * periods) counted, those seen again within it (at most two days of rows).
+   * periods) counted, those seen again within it (at most two days of rows), or for 24h the
+   * previous day's kept with its top links and the current day's count.
    */
   async uniqueVisitors(window: StatsWindow): Promise<number> {
     const { db, owner } = this;
+    if (window.interval === 'hour' && this.cut) {
+      const kept = await keptVisitors(db, owner, this.cut);
+      if (kept !== null) return kept;
+    }
     const day = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')::date`;
     const [row]: { visitors: number }[] =
       window.range === 'all'

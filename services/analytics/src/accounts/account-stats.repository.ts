@@ -95,7 +95,7 @@ export class AccountStatsRepository {
     const stats = asStatsWindow(window);
     let reads: StatsReads;
     if (filter === null) {
-      reads = new AccountRollupStats(db, owner);
+      reads = new AccountRollupStats(db, owner, linksCut(window));
     } else if (onlyLink !== undefined) {
       const [mine]: unknown[] = await db.query(
         'SELECT 1 FROM analytics.link_owners WHERE url_id = $1 AND owner_id = $2',

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { testServers } from '@shortener/testkit';
 import { analyticsMigrations } from '../migrations';
 import { statsWindow } from '../stats/stats-range';
-import { keepPastLinks, linksCut, topLinks } from './account-top-links';
+import { keepPastLinks, keptVisitors, linksCut, topLinks } from './account-top-links';
 import type { AccountWindow } from './account-window';
 
 // The top links of an account's ranges, kept for the past hours and days, against the same
@@ -169,6 +169,59 @@ describe("an account's top links", () => {
 
     // The next day: the window moves, the past is summed up to the new day.
     await read(now + DAY);
+  });
+
+  it("keeps the 24-hour range's visitors of the day before; counts them whole when not kept", async () => {
+    const window = statsWindow('24h', now, { createdAt: null, firstVisit: null });
+    const cut = linksCut(window)!;
+    const seen = async (visitor: number, hoursAgo: number): Promise<void> => {
+      await db.query(
+        `INSERT INTO analytics.account_visitor_days AS v (owner_id, day, visitor, last_seen)
+         VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3, $2)
+         ON CONFLICT (owner_id, day, visitor) DO UPDATE SET last_seen = EXCLUDED.last_seen
+           WHERE v.last_seen < EXCLUDED.last_seen`,
+        [OWNER, new Date(now - hoursAgo * HOUR), Buffer.from([visitor])],
+      );
+    };
+    // As the rollup stats count them from every row.
+    const counted = async () => {
+      const [row]: Array<{ n: number }> = await db.query(
+        `SELECT count(*)::int AS n FROM analytics.account_visitor_days
+         WHERE owner_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
+           AND day <= ($3::timestamptz AT TIME ZONE 'UTC')::date AND last_seen >= $2`,
+        [OWNER, new Date(window.from), new Date(window.to)],
+      );
+      return row!.n;
+    };
+    // Visitors from just now to two days ago: some of the day before inside the window, some
+    // not, some seen on both days.
+    for (let visitor = 0; visitor < 40; visitor += 1) await seen(visitor, (visitor * 53) % 47);
+    await keepPastLinks(db, OWNER, cut);
+    const kept = await keptVisitors(db, OWNER, cut);
+    expect(kept).toBe(await counted());
+    expect(kept).toBeGreaterThan(0);
+    // A visitor of the current day: counted without keeping again.
+    await seen(77, 0);
+    expect(await keptVisitors(db, OWNER, cut)).toBe(await counted());
+    // A late visit (the day before, within the window) writes its link's hour: not kept.
+    await seen(78, 20);
+    await visit('Link003', 1, { hour: 20 });
+    expect(await keptVisitors(db, OWNER, cut)).toBeNull();
+    await keepPastLinks(db, OWNER, cut);
+    expect(await keptVisitors(db, OWNER, cut)).toBe(await counted());
+    // Kept by a release that kept no visitors: kept again, though nothing else changed.
+    await db.query(
+      `UPDATE analytics.account_top_links_built SET visitors = NULL
+       WHERE owner_id = $1 AND span = '24h'`,
+      [OWNER],
+    );
+    expect(await keptVisitors(db, OWNER, cut)).toBeNull();
+    await keepPastLinks(db, OWNER, cut);
+    expect(await keptVisitors(db, OWNER, cut)).toBe(await counted());
+    // The day ranges keep none.
+    const days = linksCut(statsWindow('7d', now, { createdAt: null, firstVisit: null }))!;
+    await keepPastLinks(db, OWNER, days);
+    expect(await keptVisitors(db, OWNER, days)).toBeNull();
   });
 
   it('reads a range whose past is not kept (or kept at another epoch) from every row', async () => {

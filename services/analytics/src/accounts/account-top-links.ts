@@ -88,7 +88,11 @@ export async function keepPastLinks(db: DataSource, owner: string, cut: LinksCut
     await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
       `account-top-links:${owner}:${cut.span}`,
     ]);
-    const [kept]: unknown[] = await manager.query(BUILT(cut), [owner, cut.span, cut.until]);
+    // An hourly range kept by a release that kept no visitors is kept again.
+    const [kept]: unknown[] = await manager.query(
+      cut.epoch === 'hour_epoch' ? `${BUILT(cut)} AND visitors IS NOT NULL` : BUILT(cut),
+      [owner, cut.span, cut.until],
+    );
     if (kept) return;
     await manager.query(
       'DELETE FROM analytics.account_top_links WHERE owner_id = $1 AND span = $2',
@@ -101,13 +105,55 @@ export async function keepPastLinks(db: DataSource, owner: string, cut: LinksCut
          INSERT INTO analytics.account_top_links (owner_id, span, url_id, visits)
          SELECT $1, $2, url_id, visits FROM (${past}) AS past
        )
-       INSERT INTO analytics.account_top_links_built AS b (owner_id, span, until, epoch)
+       INSERT INTO analytics.account_top_links_built AS b (owner_id, span, until, epoch, visitors)
        VALUES ($1, $2, $3, coalesce(
-         (SELECT ${cut.epoch} FROM analytics.account_link_epochs WHERE owner_id = $1), 0))
-       ON CONFLICT (owner_id, span) DO UPDATE SET until = EXCLUDED.until, epoch = EXCLUDED.epoch`,
+         (SELECT ${cut.epoch} FROM analytics.account_link_epochs WHERE owner_id = $1), 0),
+         ${pastVisitors(cut, params)})
+       ON CONFLICT (owner_id, span) DO UPDATE SET
+         until = EXCLUDED.until, epoch = EXCLUDED.epoch, visitors = EXCLUDED.visitors`,
       params,
     );
   });
+}
+
+const utcDay = (param: string) => `(${param}::timestamptz AT TIME ZONE 'UTC')::date`;
+
+/**
+ * For an hourly range (24h): the visitor-days of the days before the current one seen within
+ * the window, which no write changes without raising the hour epoch (a late visit there also
+ * writes its link's hour); the current day's are counted by account_visitor_counts. NULL for
+ * the day ranges. Parameters pushed on `params` ($3 is the cut's hour).
+ */
+function pastVisitors(cut: LinksCut, params: unknown[]): string {
+  if (cut.epoch !== 'hour_epoch' || cut.from === null) return 'NULL::bigint';
+  params.push(cut.from);
+  const from = `$${params.length}`;
+  return `(SELECT count(*) FROM analytics.account_visitor_days
+           WHERE owner_id = $1 AND day >= ${utcDay(from)} AND day < ${utcDay('$3')}
+             AND last_seen >= ${from})`;
+}
+
+/**
+ * The visitor-days of an hourly range's window from its kept part and the current day's
+ * count, when its past is kept at the epoch this snapshot sees; null otherwise (counted
+ * from the rows then).
+ */
+export async function keptVisitors(
+  db: Queryable,
+  owner: string,
+  cut: LinksCut,
+): Promise<number | null> {
+  if (cut.epoch !== 'hour_epoch') return null;
+  const [row]: Array<{ visitors: string }> = await db.query(
+    `SELECT b.visitors + coalesce((SELECT c.visitors FROM analytics.account_visitor_counts c
+                                   WHERE c.owner_id = $1 AND c.day = ${utcDay('$3')}), 0)
+              AS visitors
+     FROM analytics.account_top_links_built b
+     WHERE b.visitors IS NOT NULL AND EXISTS (${BUILT(cut)})
+       AND b.owner_id = $1 AND b.span = $2`,
+    [owner, cut.span, cut.until],
+  );
+  return row ? count(row.visitors) : null;
 }
 
 /**
@@ -115,7 +161,8 @@ export async function keepPastLinks(db: DataSource, owner: string, cut: LinksCut
  * parameters after): the ten best kept links' visits, current ones added, set a bar; a kept
  * link further down (fewer than the bar less the most any link had since) or a link only of
  * the current part below the bar cannot reach it, so only the few above are summed (the kept
- * links by their visits' index). Fewer than ten kept: all of them.
+ * links by their visits' index: every count here a bigint, so the bound is the index's).
+ * Fewer than ten kept: all of them.
  */
 const KEPT_TOP = (current: string) => `
   WITH current AS MATERIALIZED (${current}),
@@ -132,7 +179,7 @@ const KEPT_TOP = (current: string) => `
   FROM analytics.account_top_links k LEFT JOIN current c USING (url_id)
   WHERE k.owner_id = $1 AND k.span = $2
     AND k.visits >= coalesce(
-      (SELECT visits FROM bar) - (SELECT coalesce(max(visits), 0) FROM current), -1)
+      (SELECT visits FROM bar) - (SELECT coalesce(max(visits), 0) FROM current), -1)::bigint
   UNION ALL
   SELECT c.url_id, c.visits FROM current c
   WHERE c.visits >= coalesce((SELECT visits FROM bar), -1)
@@ -155,8 +202,12 @@ export async function topLinks(
   const params: unknown[] = [owner];
   let sql: string;
   if (cut && kept.length > 0) {
-    params.push(cut.span);
-    sql = KEPT_TOP(linkSums(cut, cut.until, { op: '<=', time: cut.to }, params));
+    // The current part is one bucket, the cut's (the window ends in it): a row per link.
+    params.push(cut.span, cut.until);
+    sql = KEPT_TOP(
+      `SELECT value AS url_id, visits FROM analytics.${cut.table}
+       WHERE owner_id = $1 AND dimension = 'link' AND ${cut.at('=', '$3')}`,
+    );
   } else {
     const from = window.range === 'all' ? null : new Date(window.from);
     sql = linkSums(rowsOf(window), from, { op: '<=', time: new Date(window.to) }, params);

@@ -7,6 +7,7 @@ import { AccountStats1796700000000 } from './1796700000000-account-stats';
 import { VisitorCounts1796800000000 } from './1796800000000-visitor-counts';
 import { AccountTopLinks1796900000000 } from './1796900000000-account-top-links';
 import { LinkOwnerDomains1797000000000 } from './1797000000000-link-owner-domains';
+import { KeptVisitors1797100000000 } from './1797100000000-kept-visitors';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -22,4 +23,5 @@ export const analyticsMigrations = [
   VisitorCounts1796800000000,
   AccountTopLinks1796900000000,
   LinkOwnerDomains1797000000000,
+  KeptVisitors1797100000000,
 ];
