@@ -332,7 +332,7 @@ describe('embedded mode', () => {
     expect(app.output()).not.toContain('    at ');
   });
 
-  it('opens a database folder of an earlier version as it was, with a 16 MB buffer cache set at start', async () => {
+  it('opens a database folder of an earlier version as it was, with a 4 MB buffer cache set at start', async () => {
     // A folder as the versions before made it: PGlite's own settings (128 MB of buffers).
     const earlier = path.join(dataDir, 'earlier');
     const folder = path.join(earlier, 'postgres');
@@ -367,7 +367,7 @@ describe('embedded mode', () => {
           (await pool.query('SELECT note FROM kept')).rows,
         ];`,
       ),
-    ).toEqual([[{ shared_buffers: '16MB' }], [{ note: 'still here' }]]);
+    ).toEqual([[{ shared_buffers: '4MB' }], [{ note: 'still here' }]]);
     // Set at start only: the folder's own configuration is as it was.
     expect(readFileSync(path.join(folder, 'postgresql.conf'), 'utf8')).toBe(conf);
   }, 300_000);

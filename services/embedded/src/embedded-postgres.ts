@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { serveInProcess } from '@shortener/chassis-postgres';
 import { pgliteDriver } from './pglite-pool';
@@ -24,8 +25,22 @@ const windows = process.platform === 'win32';
  * anyway. Passed at start, not written to the folder's postgresql.conf: a folder of an
  * earlier version opens as it was, and one taken to a real server keeps its settings.
  */
-const BUFFER_CACHE = '16MB';
+const BUFFER_CACHE = '4MB';
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${BUFFER_CACHE}`];
+
+/**
+ * PostgreSQL's WebAssembly is compiled by V8's baseline compiler (Liftoff) only. By default
+ * V8 recompiles the functions that run often with its optimizing compiler, and the memory
+ * those compilations take (on background threads, in allocator arenas that keep it) stayed
+ * resident, most of the process's idle memory beyond Node and the services. The embedded
+ * database's queries are small, and the service code around them costs more than the
+ * baseline code's speed (docs/reliability/performance.md). A process-wide V8
+ * flag, read when a module is compiled: set before PGlite compiles its module, it also
+ * applies to WebAssembly compiled later in this process (fetch's HTTP parser).
+ */
+function compileWithBaselineOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
 
 /**
  * Creates the database of an empty folder in a process of its own (create-database.ts says
@@ -77,6 +92,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   try {
     // PG_VERSION is what PGlite looks for too: without it, it would run initdb here.
     if (!existsSync(path.join(folder, 'PG_VERSION'))) await createDatabase(folder);
+    compileWithBaselineOnly();
     db = await PGlite.create(folder, { startParams: START_PARAMS });
   } catch (error) {
     throw new EmbeddedDatabaseError(
