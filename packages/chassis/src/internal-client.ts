@@ -74,6 +74,12 @@ function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; messag
 }
 
 /**
+ * How long a caller waits for another service's answer unless it says otherwise: a callee
+ * need not work longer on an answer than this (nobody is waiting for it then).
+ */
+export const INTERNAL_CALL_TIMEOUT_MS = 3000;
+
+/**
  * Calls another service's internal API with a signed token and the request id, so the
  * callee can trust the caller and the logs of both carry one id.
  */
@@ -82,7 +88,7 @@ export class InternalClient {
     private readonly service: string,
     private readonly baseUrl: string,
     private readonly secret: string,
-    private readonly timeoutMs = 3000,
+    private readonly timeoutMs = INTERNAL_CALL_TIMEOUT_MS,
   ) {}
 
   /** The path of a call: its parameters filled in, its query checked against the entry's. */

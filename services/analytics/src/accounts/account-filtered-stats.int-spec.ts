@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { INTERNAL_CALL_TIMEOUT_MS } from '@shortener/chassis';
+import type { ManagedDataSource } from '@shortener/chassis-postgres';
 import type { AccountStatsFilters } from '@shortener/contracts';
 import { testServers } from '@shortener/testkit';
 import { referrerHost } from '../ingest/visit-batch';
@@ -9,6 +11,7 @@ import { statsWindow, type StatsWindow } from '../stats/stats-range';
 import { addMonths, createMonth, monthOf, type Transact } from '../visits/visit-partitions';
 import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
+import { AccountStatsRepository } from './account-stats.repository';
 import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
 
 // An account's filtered statistics, read in one scan, against the same numbers counted here
@@ -249,6 +252,32 @@ describe("an account's filtered statistics", () => {
       expect({ filters, ...answer }).toEqual({ filters, ...expected(filters, window, before) });
     }
   });
+
+  it("stops counting once its caller has stopped waiting (the internal calls' timeout)", async () => {
+    const repository = new AccountStatsRepository({
+      isConnected: true,
+      dataSource: db,
+    } as unknown as ManagedDataSource);
+    // Another transaction holds the visits: the read waits, as a scan of millions would run.
+    const holder = new Client({ connectionString: url.toString() });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE analytics.visits IN ACCESS EXCLUSIVE MODE');
+      const began = Date.now();
+      await expect(repository.stats(OWNER, { range: '30d', country: 'US' })).rejects.toMatchObject({
+        code: '57014',
+      });
+      expect(Date.now() - began).toBeGreaterThanOrEqual(INTERNAL_CALL_TIMEOUT_MS - 100);
+      expect(Date.now() - began).toBeLessThan(INTERNAL_CALL_TIMEOUT_MS + 2000);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // The same read once the visits are free.
+    const stats = await repository.stats(OWNER, { range: '30d', country: 'US' });
+    expect(stats.totals.visits).toBeGreaterThan(0);
+  }, 20_000);
 
   it('answers only the window and the period it was made for', async () => {
     const window = statsWindow('7d', now, { createdAt: null, firstVisit: null });

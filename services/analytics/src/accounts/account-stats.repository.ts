@@ -4,7 +4,7 @@ import { STATS_LIST_MAX, type AccountStats } from '@shortener/contracts';
 import { RollupStats } from '../stats/rollup-stats';
 import { topList } from '../stats/stats-range';
 import type { Queryable, StatsReads } from '../stats/stats-reads';
-import { connected } from '../visits/analytics-database';
+import { boundRead, connected } from '../visits/analytics-database';
 import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
 import { AccountRollupStats } from './account-rollup-stats';
@@ -55,10 +55,11 @@ export class AccountStatsRepository {
     // an hour or day, or after a late visit), outside the snapshot that reads them.
     const cut = AccountFilter.noneIn(request) ? linksCut(accountWindow(request, now, null)) : null;
     if (cut) await keepPastLinks(db, owner, cut);
-    // One snapshot for every number, as a link's stats.
-    return db.transaction('REPEATABLE READ', (manager) =>
-      this.read(manager, owner, request, utmColumns, now),
-    );
+    // One snapshot for every number, as a link's stats; none of them counted past the wait.
+    return db.transaction('REPEATABLE READ', async (manager) => {
+      await boundRead(manager);
+      return this.read(manager, owner, request, utmColumns, now);
+    });
   }
 
   /** The account's visits of a range (the filters match), oldest first: exportAccountVisits. */

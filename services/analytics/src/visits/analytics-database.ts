@@ -1,5 +1,6 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import { INTERNAL_CALL_TIMEOUT_MS } from '@shortener/chassis';
 import type { ManagedDataSource } from '@shortener/chassis-postgres';
 
 /** The analytics schema's data source, or 503 while PostgreSQL is not connected yet. */
@@ -21,5 +22,17 @@ export const IDLE_TRANSACTION_MS = 10_000;
 export async function boundIdleTransaction(manager: EntityManager): Promise<void> {
   await manager.query(
     `SELECT set_config('idle_in_transaction_session_timeout', '${IDLE_TRANSACTION_MS}', true)`,
+  );
+}
+
+/**
+ * Bounds each statement of a read transaction to the caller's wait (statement_timeout): a
+ * read that outlasts it answers nobody, and would keep a core of the database busy for a
+ * caller that left (an account's filtered statistics over millions of visits take seconds).
+ * PostgreSQL cancels the statement (57014); the read fails.
+ */
+export async function boundRead(manager: EntityManager): Promise<void> {
+  await manager.query(
+    `SELECT set_config('statement_timeout', '${INTERNAL_CALL_TIMEOUT_MS}', true)`,
   );
 }
