@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { Reader, type Response } from 'mmdb-lib';
 import { UNKNOWN_COUNTRY } from '@shortener/contracts';
+import { RecentCache } from './recent-cache';
 
 export { UNKNOWN_COUNTRY };
 
@@ -52,12 +53,17 @@ type CountryRecord = Response & {
   country?: { iso_code?: unknown };
 };
 
-/** Looks visitors' addresses up in the database, about a microsecond each. */
+/**
+ * Looks visitors' addresses up in the database, about a microsecond each, keeping the
+ * answers for the addresses seen most recently (a viral link's visitors come back).
+ */
 export class CountryLookup {
   private readonly reader: Reader<CountryRecord>;
+  private readonly recent: RecentCache<string>;
 
-  constructor(file: string = shippedCountryDatabase()) {
+  constructor(file: string = shippedCountryDatabase(), cachedAddresses = 10_000) {
     this.reader = new Reader<CountryRecord>(readFileSync(file));
+    this.recent = new RecentCache(cachedAddresses);
   }
 
   /**
@@ -66,6 +72,10 @@ export class CountryLookup {
    * database lacks, and what is not an address.
    */
   country(address: string): string {
+    return this.recent.get(address, (text) => this.lookUp(text));
+  }
+
+  private lookUp(address: string): string {
     let record: CountryRecord | null;
     try {
       const octets = canonicalIPv4(address);

@@ -1,2 +1,3 @@
 export * from './user-agent.parser';
 export * from './country';
+export * from './recent-cache';

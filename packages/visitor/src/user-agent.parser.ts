@@ -1,6 +1,7 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
 import type { Device } from '@shortener/contracts';
+import { RecentCache } from './recent-cache';
 
 export interface ParsedUserAgent {
   platform: string;
@@ -49,22 +50,22 @@ function botName(userAgent: string): string | null {
  */
 export class UserAgentParser {
   private readonly parser = new UAParser();
-  private readonly cache = new Map<string, ParsedUserAgent>();
+  private readonly cache: RecentCache<ParsedUserAgent>;
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(maxEntries = 10_000) {
+    this.cache = new RecentCache(maxEntries);
+  }
 
   parse(userAgent: string): ParsedUserAgent {
     if (userAgent === '') return UNKNOWN_AGENT;
-    const cached = this.cache.get(userAgent);
-    if (cached) {
-      this.cache.delete(userAgent);
-      this.cache.set(userAgent, cached);
-      return cached;
-    }
+    return this.cache.get(userAgent, (text) => this.read(text));
+  }
+
+  private read(userAgent: string): ParsedUserAgent {
     this.parser.setUA(userAgent);
     const browser = this.parser.getBrowser().name;
     const bot = isbot(userAgent);
-    const parsed: ParsedUserAgent = Object.freeze({
+    return Object.freeze({
       platform: this.parser.getOS().name || UNKNOWN,
       // A bot is named as it names itself (Googlebot), so the visitor log and the stats
       // say which one came instead of 'Unknown'.
@@ -72,14 +73,6 @@ export class UserAgentParser {
       device: deviceOf(this.parser.getDevice().type, browser, bot),
       bot,
     });
-    if (this.maxEntries > 0) {
-      if (this.cache.size >= this.maxEntries) {
-        const oldest = this.cache.keys().next();
-        if (!oldest.done) this.cache.delete(oldest.value);
-      }
-      this.cache.set(userAgent, parsed);
-    }
-    return parsed;
   }
 
   get cachedEntries(): number {

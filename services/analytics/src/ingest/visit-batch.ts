@@ -6,7 +6,7 @@ import {
   type VisitEventParse,
 } from '@shortener/contracts';
 import type { PreparedVisits, VisitRow } from './ingest.repository';
-import type { ParsedUserAgent } from '@shortener/visitor';
+import { RecentCache, type ParsedUserAgent } from '@shortener/visitor';
 
 /**
  * A visit event as a source received it: the bytes of a message (one JSON event or a packed
@@ -104,6 +104,13 @@ const MAX_HOST_LENGTH = 253;
  */
 export function referrerHost(referrer: string | null): string {
   if (referrer === null || referrer === '') return DIRECT_REFERRER;
+  return REFERRER_HOSTS.get(referrer, hostOf);
+}
+
+/** The hosts of the referrers seen most recently: traffic repeats a few referring pages. */
+const REFERRER_HOSTS = new RecentCache<string>(1000);
+
+function hostOf(referrer: string): string {
   let host: string;
   try {
     host = new URL(referrer).hostname.toLowerCase();
