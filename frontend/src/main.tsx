@@ -4,13 +4,11 @@ import { startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { App } from './app/app';
-import { startUserRequest } from './features/auth';
 import { shellOf } from './app/shell';
 import { AppRoutes } from './app/router';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
-startUserRequest();
 
 // The home page comes prerendered (vite/prerender-home.ts): React takes that markup over
 // instead of painting the page again. Any other page is rendered here: over the frame its HTML

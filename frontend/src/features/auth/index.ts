@@ -1,10 +1,3 @@
 export { RequireUser } from './components/require-user';
 export { SignInPrompt } from './components/sign-in-prompt';
-export {
-  SessionProvider,
-  startUserRequest,
-  useSession,
-  useUser,
-  type Session,
-  type ShellSession,
-} from './session';
+export { SessionProvider, useSession, useUser, type Session, type ShellSession } from './session';

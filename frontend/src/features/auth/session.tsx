@@ -30,7 +30,6 @@ import {
 } from '../../lib/storage';
 import { countOf } from '../../lib/count-header';
 import { useHydrated } from '../../lib/hydration';
-import type { ApiResult } from '../../lib/api';
 import { getUser } from './api/get-user';
 
 export type UserStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -113,18 +112,6 @@ function initialState(): SessionState {
     : { ...SIGNED_OUT, signedIn: true };
 }
 
-/** userData asked for by startUserRequest, until the first load takes it. */
-let started: Promise<ApiResult<UserData>> | null = null;
-
-/**
- * Asks for userData as the page's script starts (main.tsx), when the provider's first effect
- * would ask for it (signed in, none cached): the request then runs beside the first render
- * instead of after it, and the profile pages show their content that much sooner.
- */
-export function startUserRequest(): void {
-  if (isSignedIn() && !readCachedUser()) started = getUser();
-}
-
 export function SessionProvider({
   children,
   shell = { signedIn: false },
@@ -169,12 +156,9 @@ export function SessionProvider({
       }
       if (inFlight.current) return inFlight.current;
 
-      // The request asked at start serves the first load; a refresh asks the server anew.
-      const early = refresh ? null : started;
-      started = null;
       const asked = generation.current;
       setState((current) => ({ ...current, signedIn: true, status: 'loading', error: null }));
-      const request = (early ?? getUser())
+      const request = getUser()
         .then((result) => {
           if (asked !== generation.current) return;
           if (result.ok) {

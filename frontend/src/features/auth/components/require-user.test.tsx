@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aLink, aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
 import { renderApp } from '../../../test/render';
-import { startUserRequest } from '../session';
 
 describe('the profile pages when the server cannot be reached (issue 37)', () => {
   afterEach(() => {
@@ -79,31 +78,5 @@ describe('a link looked up by its address when the server cannot be reached (iss
     } finally {
       vi.useRealTimers();
     }
-  });
-});
-
-describe('userData asked for as the script starts (startUserRequest, main.tsx)', () => {
-  it('serves the first load of a signed-in page without cached userData: one request, not two', async () => {
-    signIn();
-    let answer: (response: Response) => void = () => undefined;
-    const fetchMock = mockFetch(() => new Promise<Response>((resolve) => (answer = resolve)));
-    startUserRequest();
-    expect(fetchMock).toHaveBeenCalledTimes(1);
-    renderApp('/profile');
-    expect(await screen.findByText('Loading....')).toBeTruthy();
-    answer(jsonResponse(200, aUser()));
-    expect(
-      await screen.findByRole('heading', { level: 1, name: `${aUser().fullName}'s URLs` }),
-    ).toBeTruthy();
-    expect(fetchMock.mock.calls.map(([url]) => url)).toEqual(['/api/user']);
-  });
-
-  it('asks nothing when signed out or when userData is cached', () => {
-    const fetchMock = mockFetch(() => jsonResponse(200, aUser()));
-    startUserRequest();
-    signIn();
-    localStorage.setItem('userData', JSON.stringify(aUser()));
-    startUserRequest();
-    expect(fetchMock).not.toHaveBeenCalled();
   });
 });
