@@ -123,7 +123,7 @@ describe('the production build', () => {
     }
   });
 
-  it("writes the profile and settings pages' frame for a signed-in visitor: top bar, the wait, footer, and the script at its usual priority", () => {
+  it("writes the profile and settings pages' frame for a signed-in visitor: top bar, the wait, footer, the script and the page's own chunks fetched after what paints", () => {
     expect(run.status, run.stderr).toBe(0);
     const home = read('index.html');
     const stylesheet =
@@ -142,8 +142,29 @@ describe('the production build', () => {
       expect(page).toMatch(/<main id="main"[^>]*>.*role="status".*Loading\.\.\.\.<\/p>.*<\/main>/s);
       expect(page).toMatch(/<footer class="footer">.*Privacy policy<\/a><\/nav><\/footer><\/div>/s);
       expect(page).toContain(`<style>${read(stylesheet ?? '')}</style>`);
-      expect(initialScripts(page)).toEqual(initialScripts(home));
-      expect(page).not.toContain('fetchpriority="low"');
+      // The entry's script first, as on the home page, then the page's chunks beside it.
+      expect(initialScripts(page)[0]).toEqual(initialScripts(home)[0]);
+      for (const tag of page.match(/<(script|link rel="modulepreload")\b[^>]*>/g) ?? []) {
+        expect(tag).toContain('fetchpriority="low"');
+      }
+    }
+    // Each page's chunk and what it imports, modulepreloaded: a chunk's code names the chunks
+    // it imports.
+    const preloaded = (page: string) => initialScripts(page).slice(1);
+    const chunkOf = (page: string, words: string) =>
+      preloaded(page).filter((file) => read(file).includes(words));
+    expect(chunkOf(list, 'No urls to display')).toHaveLength(1);
+    expect(chunkOf(link, 'Visitor log')).toHaveLength(1);
+    expect(chunkOf(link, 'No visits yet')).toHaveLength(1);
+    expect(chunkOf(settings, 'API keys')).not.toHaveLength(0);
+    for (const page of [list, link, settings]) {
+      for (const file of preloaded(page)) {
+        for (const [, imported] of read(file).matchAll(/from"\.\/([\w-]+\.js)"/g)) {
+          if (`assets/${imported}` !== initialScripts(home)[0]) {
+            expect(preloaded(page)).toContain(`assets/${imported}`);
+          }
+        }
+      }
     }
     // A link's page keeps the screen's height while it comes (lazyPage's tall), the list not.
     expect(link).toContain('class="tall-pending"');
@@ -151,6 +172,18 @@ describe('the production build', () => {
     // Each page its own frame: the top bar marks 'Tracking' as the page only on the list's.
     expect(list).toContain('aria-current="page"');
     expect(settings).not.toContain('aria-current="page"');
+  });
+
+  it("never has a chunk fetch the entry's stylesheet again: every page carries it, inline or linked", () => {
+    expect(run.status, run.stderr).toBe(0);
+    const stylesheet = /<link rel="stylesheet" crossorigin href="\/(assets\/[\w-]+\.css)">/.exec(
+      read('app.html'),
+    )?.[1];
+    expect(stylesheet).toBeDefined();
+    expect(jsChunks().filter(({ code }) => code.includes(stylesheet ?? ''))).toEqual([]);
+    // A chunk's own stylesheet still comes with it.
+    const detail = jsChunks().find(({ name }) => name.startsWith('link-detail-'));
+    expect(detail?.code).toMatch(/"assets\/stats-section-[\w-]+\.css"/);
   });
 
   it('leaves zod and the pages other than home out of what / loads', () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { OutputBundle, OutputChunk } from 'rollup';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
 import type * as PrerenderModule from '../src/prerender';
 
@@ -9,10 +10,27 @@ const ENTRY = 'src/prerender.tsx';
 const EMPTY_ROOT = '<div id="root"></div>';
 /** The entry's script tag, as Vite writes it into index.html. */
 const ENTRY_SCRIPT = /<script type="module" crossorigin src="/g;
+/** The same tag whole. */
+const ENTRY_SCRIPT_TAG = /<script [^>]*type="module" crossorigin src="[^"]+"><\/script>/;
 /** The stylesheet tag Vite writes into index.html for the entry's CSS. */
 const STYLESHEET = /<link rel="stylesheet" crossorigin href="\/([^"]+\.css)">/g;
 
 type Prerender = typeof PrerenderModule;
+type PageName = keyof Prerender['WEB_APP_PAGES'];
+
+/**
+ * The modules of the page each signed-in frame stands for (router.tsx's lazy pages; a link's
+ * also its stats, which the router fetches beside it): their chunks are modulepreloaded from
+ * the frame's HTML, so that they come beside the entry's script instead of after it has run.
+ */
+const PAGE_MODULES: Partial<Record<PageName, string[]>> = {
+  profileSignedIn: ['src/app/routes/profile.tsx'],
+  linkSignedIn: [
+    'src/app/routes/link-detail.tsx',
+    'src/features/stats/components/stats-section.tsx',
+  ],
+  settingsSignedIn: ['src/app/routes/settings.tsx'],
+};
 
 /**
  * Builds src/prerender.tsx for Node with this same configuration (an SSR build, its
@@ -43,12 +61,47 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
 }
 
 /**
+ * The chunks of `modules` and every chunk they import, but the entry (the page's own script):
+ * what the page's code needs before it can render, in the order to fetch them.
+ */
+function chunksOf(bundle: OutputBundle, root: string, modules: string[]): string[] {
+  const chunks = Object.values(bundle).filter((file): file is OutputChunk => file.type === 'chunk');
+  const files = new Set<string>();
+  const add = (fileName: string) => {
+    const chunk = bundle[fileName];
+    if (files.has(fileName) || chunk?.type !== 'chunk' || chunk.isEntry) return;
+    files.add(fileName);
+    chunk.imports.forEach(add);
+  };
+  for (const module of modules) {
+    const id = path.join(root, module);
+    const chunk = chunks.find((candidate) => candidate.facadeModuleId === id);
+    if (!chunk) throw new Error(`No chunk of its own for ${module} (vite/prerender-home.ts).`);
+    add(chunk.fileName);
+  }
+  return [...files];
+}
+
+/**
+ * Every page carries the entry's stylesheet (inline in the prerendered ones, linked in
+ * app.html), so no chunk loaded later needs it: out of the entry's CSS, from which Vite lists
+ * what a dynamic import loads first. Vite's preload looks for a <link> of it, not a <style>,
+ * and would fetch it again on the prerendered pages and hold the import until it came.
+ * index.html's tags are written by then; the preload lists come after (vite:build-import-analysis).
+ */
+function forgetEntryStylesheet(bundle: OutputBundle, file: string): void {
+  for (const chunk of Object.values(bundle)) {
+    if (chunk.type === 'chunk' && chunk.isEntry) chunk.viteMetadata?.importedCss.delete(file);
+  }
+}
+
+/**
  * The home page in the HTML itself, with its stylesheet, so that it paints before its
  * JavaScript arrives (issue 31): index.html carries the app's first render at `/` for a
  * signed-out visitor, and index.signed-in.html the same for a signed-in one; main.tsx
  * hydrates either. profile.signed-in.html, link.signed-in.html and settings.signed-in.html
  * carry the frame a signed-in visitor first sees at `/profile`, at a link's page and at
- * `/settings`, which main.tsx renders anew over.
+ * `/settings`, which main.tsx renders anew over, and modulepreload that page's chunks.
  * app.html keeps the empty #root and the stylesheet's link, for every other path, whose page
  * the router renders in the browser. The names are WEB_APP_PAGES (packages/contracts), which
  * the servers in front read too.
@@ -74,23 +127,36 @@ export function prerenderHome(): Plugin {
       const inlined = html.replace(STYLESHEET, (tag, file: string) => {
         const sheet = bundle[file];
         if (sheet?.type !== 'asset') return tag;
+        forgetEntryStylesheet(bundle, file);
         return `<style>${String(sheet.source)}</style>`;
       });
       const withRoot = (template: string, root: string) => template.replace(EMPTY_ROOT, () => root);
-      // The home page's script is fetched after what paints (fetchpriority="low"): the page
-      // shows without it, and it runs when parsed either way (a module script waits for the
-      // document). A profile page's content needs it: it keeps its place.
-      const home = inlined.replace(ENTRY_SCRIPT, (tag) =>
+      // Every prerendered page's script is fetched after what paints (fetchpriority="low"):
+      // the page shows without it, and it runs when parsed either way (a module script waits
+      // for the document). With nothing else to fetch, low priority does not hold it back.
+      const prerendered = inlined.replace(ENTRY_SCRIPT, (tag) =>
         tag.replace('<script ', '<script fetchpriority="low" '),
       );
-      page.source = withRoot(home, renderHome({ signedIn: false }));
+      page.source = withRoot(prerendered, renderHome({ signedIn: false }));
       const emit = (fileName: string, source: string) =>
         this.emitFile({ type: 'asset', fileName, source });
-      emit(WEB_APP_PAGES.homeSignedIn, withRoot(home, renderHome({ signedIn: true })));
-      emit(WEB_APP_PAGES.profileSignedIn, withRoot(inlined, renderProfileFrame('/profile')));
+      emit(WEB_APP_PAGES.homeSignedIn, withRoot(prerendered, renderHome({ signedIn: true })));
+      // A frame's page: its chunks modulepreloaded right after the entry's script, at its
+      // priority.
+      const frame = (name: PageName, location: string) => {
+        const preloads = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? [])
+          .map(
+            (file) =>
+              `<link rel="modulepreload" fetchpriority="low" crossorigin href="${config.base}${file}">`,
+          )
+          .join('');
+        const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => tag + preloads);
+        emit(WEB_APP_PAGES[name], withRoot(withPreloads, renderProfileFrame(location)));
+      };
+      frame('profileSignedIn', '/profile');
       // Any code: the frame is the same for every link.
-      emit(WEB_APP_PAGES.linkSignedIn, withRoot(inlined, renderProfileFrame('/profile/code')));
-      emit(WEB_APP_PAGES.settingsSignedIn, withRoot(inlined, renderProfileFrame('/settings')));
+      frame('linkSignedIn', '/profile/code');
+      frame('settingsSignedIn', '/settings');
       emit(WEB_APP_PAGES.app, html);
     },
   };
