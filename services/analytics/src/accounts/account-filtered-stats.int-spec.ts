@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { INTERNAL_CALL_TIMEOUT_MS } from '@shortener/chassis';
 import type { ManagedDataSource } from '@shortener/chassis-postgres';
 import type { AccountStatsFilters } from '@shortener/contracts';
-import { testServers } from '@shortener/testkit';
 import { referrerHost } from '../ingest/visit-batch';
-import { analyticsMigrations } from '../migrations';
+import { ownAnalyticsDatabase } from '../migrations/own-database';
 import { statsWindow, type StatsWindow } from '../stats/stats-range';
 import { addMonths, createMonth, monthOf, type Transact } from '../visits/visit-partitions';
 import { AccountFilter } from './account-filter';
@@ -42,27 +40,13 @@ interface Visit {
 const pick = <T>(values: readonly T[], n: number): T => values[n % values.length]!;
 
 describe("an account's filtered statistics", () => {
-  const name = `analytics_filtered_${randomBytes(4).toString('hex')}`;
-  const url = new URL(testServers.databaseUrl);
-  url.pathname = `/${name}`;
-  const admin = new Client({ connectionString: testServers.databaseUrl });
+  const own = ownAnalyticsDatabase('analytics_filtered');
   let db: DataSource;
   const now = Date.now();
   const visits: Visit[] = [];
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    db = new DataSource({
-      type: 'postgres',
-      url: url.toString(),
-      migrations: analyticsMigrations,
-      migrationsTableName: 'migrations',
-      migrationsTransactionMode: 'each',
-    });
-    await db.initialize();
-    await db.query('CREATE SCHEMA IF NOT EXISTS analytics');
-    await db.runMigrations({ transaction: 'each' });
+    db = await own.open();
     const transact: Transact = (work) => db.transaction((manager) => work(manager));
     for (let months = -4; months <= 0; months += 1) {
       await createMonth(transact, addMonths(monthOf(now), months));
@@ -106,9 +90,7 @@ describe("an account's filtered statistics", () => {
   });
 
   afterAll(async () => {
-    await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await own.close();
   });
 
   /** What the filter matches of the owner's visits, counted here. */
@@ -259,7 +241,7 @@ describe("an account's filtered statistics", () => {
       dataSource: db,
     } as unknown as ManagedDataSource);
     // Another transaction holds the visits: the read waits, as a scan of millions would run.
-    const holder = new Client({ connectionString: url.toString() });
+    const holder = new Client({ connectionString: own.url });
     await holder.connect();
     try {
       await holder.query('BEGIN');

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { testServers } from '@shortener/testkit';
-import { analyticsMigrations } from '../migrations';
+import type { DataSource } from 'typeorm';
+import { ownAnalyticsDatabase } from '../migrations/own-database';
 import { statsWindow } from '../stats/stats-range';
 import { keepPastLinks, keptVisitors, linksCut, topLinks } from './account-top-links';
 import type { AccountWindow } from './account-window';
@@ -16,10 +13,7 @@ const DAY = 24 * HOUR;
 const OWNER = 'owner-top';
 
 describe("an account's top links", () => {
-  const name = `analytics_top_links_${randomBytes(4).toString('hex')}`;
-  const url = new URL(testServers.databaseUrl);
-  url.pathname = `/${name}`;
-  const admin = new Client({ connectionString: testServers.databaseUrl });
+  const own = ownAnalyticsDatabase('analytics_top_links');
   let db: DataSource;
   // The triggers tell the past by the clock: the windows are read at the clock's time.
   const now = Date.now();
@@ -93,24 +87,11 @@ describe("an account's top links", () => {
     );
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    db = new DataSource({
-      type: 'postgres',
-      url: url.toString(),
-      migrations: analyticsMigrations,
-      migrationsTableName: 'migrations',
-      migrationsTransactionMode: 'each',
-    });
-    await db.initialize();
-    await db.query('CREATE SCHEMA IF NOT EXISTS analytics');
-    await db.runMigrations({ transaction: 'each' });
+    db = await own.open();
   });
 
   afterAll(async () => {
-    await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await own.close();
   });
 
   it('equal the sums of every row, whatever is written, and are kept while no past row changes', async () => {
