@@ -9,6 +9,7 @@ import { statsWindow, type StatsWindow } from '../stats/stats-range';
 import { addMonths, createMonth, monthOf, type Transact } from '../visits/visit-partitions';
 import { AccountFilter } from './account-filter';
 import { AccountFilteredStats } from './account-filtered-stats';
+import { StatsRepository } from '../stats/stats.repository';
 import { AccountStatsRepository } from './account-stats.repository';
 import { accountWindow, asStatsWindow, previousAccountWindow } from './account-window';
 
@@ -235,31 +236,40 @@ describe("an account's filtered statistics", () => {
     }
   });
 
-  it("stops counting once its caller has stopped waiting (the internal calls' timeout)", async () => {
-    const repository = new AccountStatsRepository({
-      isConnected: true,
-      dataSource: db,
-    } as unknown as ManagedDataSource);
-    // Another transaction holds the visits: the read waits, as a scan of millions would run.
-    const holder = new Client({ connectionString: own.url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE analytics.visits IN ACCESS EXCLUSIVE MODE');
-      const began = Date.now();
-      await expect(repository.stats(OWNER, { range: '30d', country: 'US' })).rejects.toMatchObject({
-        code: '57014',
-      });
-      expect(Date.now() - began).toBeGreaterThanOrEqual(INTERNAL_CALL_TIMEOUT_MS - 100);
-      expect(Date.now() - began).toBeLessThan(INTERNAL_CALL_TIMEOUT_MS + 2000);
-    } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
-    }
-    // The same read once the visits are free.
-    const stats = await repository.stats(OWNER, { range: '30d', country: 'US' });
-    expect(stats.totals.visits).toBeGreaterThan(0);
-  }, 20_000);
+  it.each([
+    [
+      "an account's",
+      (source: ManagedDataSource) =>
+        new AccountStatsRepository(source).stats(OWNER, { range: '30d', country: 'US' }),
+    ],
+    [
+      "a link's",
+      (source: ManagedDataSource) =>
+        new StatsRepository(source).stats('FiltA', '30d', null, Date.now(), { country: 'US' }),
+    ],
+  ])(
+    "%s filtered statistics stop counting once the caller has stopped waiting (the internal calls' timeout)",
+    async (_, read) => {
+      const source = { isConnected: true, dataSource: db } as unknown as ManagedDataSource;
+      // Another transaction holds the visits: the read waits, as a scan of millions would run.
+      const holder = new Client({ connectionString: own.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE analytics.visits IN ACCESS EXCLUSIVE MODE');
+        const began = Date.now();
+        await expect(read(source)).rejects.toMatchObject({ code: '57014' });
+        expect(Date.now() - began).toBeGreaterThanOrEqual(INTERNAL_CALL_TIMEOUT_MS - 100);
+        expect(Date.now() - began).toBeLessThan(INTERNAL_CALL_TIMEOUT_MS + 2000);
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      // The same read once the visits are free.
+      expect((await read(source)).totals.visits).toBeGreaterThan(0);
+    },
+    20_000,
+  );
 
   it('answers only the window and the period it was made for', async () => {
     const window = statsWindow('7d', now, { createdAt: null, firstVisit: null });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ManagedDataSource } from '@shortener/chassis-postgres';
 import type { LinkStats, StatsFilters, StatsRange } from '@shortener/contracts';
-import { connected } from '../visits/analytics-database';
+import { boundRead, connected } from '../visits/analytics-database';
 import type { Dimension } from '../visits/rollups';
 import { VisitFilter } from '../visits/visit-filter';
 import { FilteredStats } from './filtered-stats';
@@ -26,10 +26,12 @@ export class StatsRepository {
     filters: StatsFilters = {},
   ): Promise<LinkStats> {
     // One snapshot for every number: run apart, the totals could be read after a batch of
-    // visits was stored and the unique visitors before it (seen: 4 visits, 0 visitors).
-    return connected(this.database).transaction('REPEATABLE READ', (db) =>
-      this.read(db, code, range, createdAt, filters, now),
-    );
+    // visits was stored and the unique visitors before it (seen: 4 visits, 0 visitors). None
+    // counted past the caller's wait (a filter reads the link's visits themselves).
+    return connected(this.database).transaction('REPEATABLE READ', async (db) => {
+      await boundRead(db);
+      return this.read(db, code, range, createdAt, filters, now);
+    });
   }
 
   private async read(
