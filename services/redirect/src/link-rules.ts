@@ -97,42 +97,22 @@ export interface VisitorLookups {
 /** Parsed User-Agents kept (a bounded map, as analytics keeps them). */
 const USER_AGENTS_KEPT = 10_000;
 
+/** Addresses whose country is kept (about 100 bytes each). */
+const COUNTRIES_KEPT = 10_000;
+
 /**
  * The lookups made on first use: the country database (read from disk, some MB) only once
  * a link with a geo rule is followed.
  */
 export function visitorLookups(countryDatabase?: string): VisitorLookups {
   let userAgents: UserAgentParser | undefined;
-  let countries: VisitorCountries | undefined;
+  let countries: CountryLookup | undefined;
   return {
     userAgents: () => (userAgents ??= new UserAgentParser(USER_AGENTS_KEPT)),
-    countries: () => (countries ??= new VisitorCountries(new CountryLookup(countryDatabase))),
+    // It keeps the countries of the addresses seen last (a visitor often follows more than
+    // one link), as the parser keeps User-Agents.
+    countries: () => (countries ??= new CountryLookup(countryDatabase, COUNTRIES_KEPT)),
   };
-}
-
-/** Addresses whose country is kept (about 100 bytes each). */
-const COUNTRIES_KEPT = 10_000;
-
-/**
- * The country of an address, kept for the addresses seen last: a lookup in the database
- * costs some microseconds, and a visitor often follows more than one link.
- */
-export class VisitorCountries {
-  private readonly kept = new Map<string, string>();
-
-  constructor(private readonly lookup: Pick<CountryLookup, 'country'>) {}
-
-  country(address: string): string {
-    let country = this.kept.get(address);
-    if (country !== undefined) return country;
-    country = this.lookup.country(address);
-    if (this.kept.size >= COUNTRIES_KEPT) {
-      const oldest = this.kept.keys().next();
-      if (!oldest.done) this.kept.delete(oldest.value);
-    }
-    this.kept.set(address, country);
-    return country;
-  }
 }
 
 /**

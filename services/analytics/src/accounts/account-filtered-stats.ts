@@ -129,6 +129,7 @@ export class AccountFilteredStats implements StatsReads {
         0,
       );
     const visitorSet = setOf('day', 'browser', 'os');
+    const bucketSet = setOf('bucket');
     const rows: Array<
       Sums & { set: number; inside: boolean; earlier: boolean; key: string | null; bucket: Date }
     > = await this.db.query(
@@ -160,7 +161,7 @@ export class AccountFilteredStats implements StatsReads {
     for (const row of rows) {
       if (row.set === visitorSet) {
         scanned.visitors = count(row.visits);
-      } else if (row.set === setOf('bucket')) {
+      } else if (row.set === bucketSet) {
         if (row.inside) scanned.buckets.push(row);
         if (row.earlier) scanned.before = add(scanned.before, countsOf(row));
       } else if (row.inside) {
