@@ -63,7 +63,7 @@ export class CountryLookup {
 
   constructor(file: string = shippedCountryDatabase(), cachedAddresses = 10_000) {
     this.reader = new Reader<CountryRecord>(readFileSync(file));
-    this.recent = new RecentCache(cachedAddresses);
+    this.recent = new RecentCache(cachedAddresses, (address) => this.lookUp(address));
   }
 
   /**
@@ -72,7 +72,7 @@ export class CountryLookup {
    * database lacks, and what is not an address.
    */
   country(address: string): string {
-    return this.recent.get(address, (text) => this.lookUp(text));
+    return this.recent.get(address);
   }
 
   private lookUp(address: string): string {

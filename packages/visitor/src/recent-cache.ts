@@ -7,17 +7,20 @@
 export class RecentCache<V> {
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly make: (key: string) => V,
+  ) {}
 
-  /** The answer for `key`, made by `make` when it is not kept. */
-  get(key: string, make: (key: string) => V): V {
+  /** The answer for `key`, made when it is not kept. */
+  get(key: string): V {
     const kept = this.entries.get(key);
     if (kept !== undefined) {
       this.entries.delete(key);
       this.entries.set(key, kept);
       return kept;
     }
-    const made = make(key);
+    const made = this.make(key);
     if (this.maxEntries > 0) {
       if (this.entries.size >= this.maxEntries) {
         const oldest = this.entries.keys().next();

@@ -53,12 +53,12 @@ export class UserAgentParser {
   private readonly cache: RecentCache<ParsedUserAgent>;
 
   constructor(maxEntries = 10_000) {
-    this.cache = new RecentCache(maxEntries);
+    this.cache = new RecentCache(maxEntries, (userAgent) => this.read(userAgent));
   }
 
   parse(userAgent: string): ParsedUserAgent {
     if (userAgent === '') return UNKNOWN_AGENT;
-    return this.cache.get(userAgent, (text) => this.read(text));
+    return this.cache.get(userAgent);
   }
 
   private read(userAgent: string): ParsedUserAgent {

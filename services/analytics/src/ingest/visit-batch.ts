@@ -104,11 +104,11 @@ const MAX_HOST_LENGTH = 253;
  */
 export function referrerHost(referrer: string | null): string {
   if (referrer === null || referrer === '') return DIRECT_REFERRER;
-  return REFERRER_HOSTS.get(referrer, hostOf);
+  return REFERRER_HOSTS.get(referrer);
 }
 
 /** The hosts of the referrers seen most recently: traffic repeats a few referring pages. */
-const REFERRER_HOSTS = new RecentCache<string>(1000);
+const REFERRER_HOSTS = new RecentCache<string>(1000, hostOf);
 
 function hostOf(referrer: string): string {
   let host: string;
