@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { INTERNAL_TOKEN_HEADER, internalApi } from '@shortener/contracts';
 import { verifyInternalToken } from './internal-auth';
 import {
@@ -174,6 +174,33 @@ describe('InternalClient.call', () => {
     await expect(
       nowhere.call(internalApi.lookUpSession, { body: { sessionId: 'x' } }),
     ).rejects.toThrow(InternalServiceError);
+  });
+
+  it('gives up on a callee past its deadline, whether it never answers or stops mid-body', async () => {
+    const sockets = new Set<Socket>();
+    const stalling = createServer((req, res) => {
+      if (req.url?.includes('Half')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"urlID":');
+      }
+      // and then nothing more
+    });
+    stalling.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const impatient = new InternalClient('links', url, SECRET, 200);
+    try {
+      for (const code of ['Quiet12', 'Half123']) {
+        const began = Date.now();
+        await expect(impatient.call(internalApi.resolveLink, { params: { code } })).rejects.toThrow(
+          InternalServiceError,
+        );
+        expect(Date.now() - began).toBeLessThan(2000);
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
   });
 
   it('reports an answer that is not JSON as InternalServiceError', async () => {

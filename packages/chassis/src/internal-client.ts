@@ -6,8 +6,24 @@ import {
   type InternalEndpoint,
   type InternalMethod,
 } from '@shortener/contracts';
+import type * as Undici from 'undici';
 import { signInternalToken, type CallerIdentity } from './internal-auth';
 import { REQUEST_ID_HEADER } from './logger';
+
+let calls: { request: typeof Undici.request; dispatcher: Undici.Agent } | undefined;
+/**
+ * undici's request() on kept-alive connections of the process's own pool, loaded on its first
+ * call: half the CPU of a fetch() a call (no WHATWG Request, Response, Headers or web stream
+ * a call). A process that never calls another service never reads its code.
+ */
+function internalCalls(): NonNullable<typeof calls> {
+  if (calls === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const undici = require('undici') as typeof Undici;
+    calls = { request: undici.request, dispatcher: new undici.Agent() };
+  }
+  return calls;
+}
 
 /** An exchange as it came back, before any contract is applied: the status and the JSON. */
 export interface InternalResponse {
@@ -228,18 +244,23 @@ export class InternalClient {
     };
     if (options.requestId) headers[REQUEST_ID_HEADER] = options.requestId;
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+    let status: number;
+    let text: string;
     try {
-      response = await fetch(new URL(path, this.baseUrl), {
+      // The deadline covers the whole exchange, the answer's body read included.
+      const { request, dispatcher } = internalCalls();
+      const response = await request(new URL(path, this.baseUrl), {
+        dispatcher,
         method,
         headers,
         body: payload,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      status = response.statusCode;
+      text = await response.body.text();
     } catch (error) {
       throw new InternalServiceError(this.service, causeOf(error));
     }
-    const text = await response.text();
     let body: unknown = undefined;
     if (text !== '') {
       try {
@@ -247,10 +268,10 @@ export class InternalClient {
       } catch {
         throw new InternalServiceError(
           this.service,
-          `answered ${response.status} with a body that is not JSON`,
+          `answered ${status} with a body that is not JSON`,
         );
       }
     }
-    return { status: response.status, body };
+    return { status, body };
   }
 }
