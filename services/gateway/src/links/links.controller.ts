@@ -94,10 +94,21 @@ export class LinksController {
       message: refusal,
     }));
     let next = 0;
+    // An alias asked for again within the call waits for the item before it that asked for
+    // it (case aside, on any domain): the first given takes it, whichever call is faster.
+    const byAlias = new Map<string, Promise<void>>();
     const worker = async (): Promise<void> => {
       while (next < granted) {
         const index = next++;
-        results[index] = await this.shortenOne(body[index]!, user, requestId);
+        const item = body[index]!;
+        const alias = typeof item.alias === 'string' ? item.alias.toLowerCase() : undefined;
+        const before = alias === undefined ? undefined : byAlias.get(alias);
+        const done = (async () => {
+          await before;
+          results[index] = await this.shortenOne(item, user, requestId);
+        })();
+        if (alias !== undefined) byAlias.set(alias, done);
+        await done;
       }
     };
     await Promise.all(Array.from({ length: Math.min(BULK_CALLS_AT_ONCE, granted) }, worker));
