@@ -342,13 +342,21 @@ describe('links on branded domains', () => {
       timeoutMs: 5_000,
       what: "the domain's delete told to the cache by a later round",
     });
-    // Told by the domain's round, not by the link's purge once the undo window is over.
-    const { rows } = await db.query<{ deleted: boolean; told: boolean }>(
-      `SELECT l.deleted_at IS NOT NULL AS deleted, d.cache_told AS told
-       FROM links.links l JOIN links.domains d ON d.host = l.domain WHERE l.code = $1`,
-      [code],
-    );
-    expect(rows).toEqual([{ deleted: false, told: true }]);
+    // Told by the domain's round, not by the link's purge once the undo window is over: the
+    // round writes that it told once the cache has it, so the flag may follow a moment later.
+    const state = async () =>
+      (
+        await db.query<{ deleted: boolean; told: boolean }>(
+          `SELECT l.deleted_at IS NOT NULL AS deleted, d.cache_told AS told
+           FROM links.links l JOIN links.domains d ON d.host = l.domain WHERE l.code = $1`,
+          [code],
+        )
+      ).rows;
+    await waitFor(async () => (await state())[0]?.told === true, {
+      timeoutMs: 2_000,
+      what: "the domain's round noting it told the cache",
+    });
+    expect(await state()).toEqual([{ deleted: false, told: true }]);
   });
 
   it('tells the link cache of a restore made while it could not be told, once it can', async () => {
