@@ -78,6 +78,13 @@ describe('embedded mode footprint', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('loads no Kafka or Redis client when no Kafka or Redis is configured', () => {
+    // The probe sees the process's packages (the services' own, NestJS...), so an empty
+    // answer would not mean a clean one.
+    expect(report.packages).toContain('@nestjs/core');
+    expect(report.packages.filter((name) => ['kafkajs', 'ioredis'].includes(name))).toEqual([]);
+  });
+
   it('keeps WebAssembly compiled after start-up on the baseline tier, however hot', () => {
     expect(report.hotWasmTier).toBe('liftoff');
   });
