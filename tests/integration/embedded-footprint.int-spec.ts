@@ -9,9 +9,10 @@ import { startCopied, stop, type Embedded } from './embedded-app';
 // it was not pointed at, and WebAssembly recompiled by V8's optimizing tier.
 
 /**
- * Preloaded into the embedded process (--require): on SIGUSR2 it writes to PROBE_REPORT the
- * packages its modules come from (CommonJS, as kafkajs and ioredis are, whether required or
- * imported) and the tier a WebAssembly function compiled then reaches once it runs hot.
+ * Preloaded into the embedded process (--require): on SIGUSR2 it writes to PROBE_REPORT its
+ * id and the Node options it was started with, the packages its modules come from (CommonJS,
+ * as kafkajs and ioredis are, whether required or imported), and the tier a WebAssembly
+ * function compiled then reaches once it runs hot.
  */
 const PROBE = String.raw`
 const { renameSync, writeFileSync } = require('node:fs');
@@ -37,13 +38,20 @@ process.on('SIGUSR2', async () => {
     const found = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file);
     if (found) packages.add(found[1]);
   }
-  const report = { packages: [...packages].sort(), hotWasmTier: await hotTier() };
+  const report = {
+    pid: process.pid,
+    execArgv: process.execArgv,
+    packages: [...packages].sort(),
+    hotWasmTier: await hotTier(),
+  };
   writeFileSync(process.env.PROBE_REPORT + '.part', JSON.stringify(report));
   renameSync(process.env.PROBE_REPORT + '.part', process.env.PROBE_REPORT);
 });
 `;
 
 interface ProbeReport {
+  pid: number;
+  execArgv: string[];
   packages: string[];
   hotWasmTier: string;
 }
@@ -87,5 +95,15 @@ describe('embedded mode footprint', () => {
 
   it('keeps WebAssembly compiled after start-up on the baseline tier, however hot', () => {
     expect(report.hotWasmTier).toBe('liftoff');
+  });
+
+  it("caps V8's young generation in the process it was started as, which Ctrl-C stops", async () => {
+    // The size is read only at a process's start: the process replaced itself (execve) by
+    // one started with it, and signals still reach it directly.
+    expect(report.pid).toBe(app.child.pid);
+    const semiSpace = report.execArgv.filter((arg) => arg.startsWith('--max-semi-space-size='));
+    expect(semiSpace).toHaveLength(1);
+    app.child.kill('SIGINT');
+    expect(await app.exited).toBe(0);
   });
 });
