@@ -14,8 +14,8 @@ import { ConfigError, env } from '@shortener/chassis';
 
 /**
  * kafkajs, loaded by the first client made: a process that never talks to Kafka (the
- * embedded mode, unless KAFKA_BROKERS is set) never loads its 140 modules, though its
- * services read their Kafka settings from here. require, not import(): making a client stays
+ * embedded mode, unless KAFKA_BROKERS is set) never loads it, though its services read
+ * their Kafka settings from here. require, not import(): making a client stays
  * synchronous.
  */
 function kafkajs(): typeof KafkaJs {

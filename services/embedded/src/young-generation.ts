@@ -3,8 +3,8 @@ import path from 'node:path';
 
 /**
  * V8's young generation capped at 1 MB a semi-space. By default it grows with the machine's
- * memory (to 16 MB a semi-space and more, both halves resident once used, and kept after
- * start-up and after a load), while the embedded mode's requests leave little garbage each
+ * memory, both its halves resident once used and kept after start-up and after a load, while
+ * the embedded mode's requests leave little garbage each
  * (docs/reliability/performance.md#the-embedded-mode). V8 reads the size only when a process
  * starts, so a process started without it (`npm start` imports main.js into its own
  * process; `node dist/main.js` names no flags) replaces itself by one that has it: execve,
