@@ -1,16 +1,27 @@
-import {
+import type * as KafkaJs from 'kafkajs';
+import type {
   Kafka,
-  logLevel as KafkaLogLevel,
-  Partitioners,
-  type Producer,
-  type ProducerConfig,
-  type KafkaConfig,
-  type LogEntry,
-  type SASLOptions,
+  KafkaConfig,
+  LogEntry,
+  PartitionerArgs,
+  Producer,
+  ProducerConfig,
+  SASLOptions,
 } from 'kafkajs';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError, env } from '@shortener/chassis';
+
+/**
+ * kafkajs, loaded by the first client made: a process that never talks to Kafka (the
+ * embedded mode, unless KAFKA_BROKERS is set) never loads it, though its services read
+ * their Kafka settings from here. require, not import(): making a client stays
+ * synchronous.
+ */
+function kafkajs(): typeof KafkaJs {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('kafkajs') as typeof KafkaJs;
+}
 
 export const KAFKA_SASL_MECHANISMS = ['scram-sha-256', 'scram-sha-512', 'plain'] as const;
 export type KafkaSaslMechanism = (typeof KAFKA_SASL_MECHANISMS)[number];
@@ -112,16 +123,9 @@ export interface KafkaClientOptions {
   extra?: Partial<KafkaConfig>;
 }
 
-const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [KafkaLogLevel.ERROR]: 'error',
-  [KafkaLogLevel.WARN]: 'warn',
-  [KafkaLogLevel.INFO]: 'info',
-  [KafkaLogLevel.DEBUG]: 'debug',
-};
-
 /** A kafkajs client whose logs go through the service's JSON logger. */
 export function createKafka(options: KafkaClientOptions): Kafka {
-  return new Kafka(kafkaClientConfig(options));
+  return new (kafkajs().Kafka)(kafkaClientConfig(options));
 }
 
 /**
@@ -133,7 +137,15 @@ export function createProducer(
   kafka: Kafka,
   config: Omit<ProducerConfig, 'createPartitioner'>,
 ): Producer {
-  return kafka.producer({ ...config, createPartitioner: Partitioners.DefaultPartitioner });
+  return kafka.producer({
+    ...config,
+    createPartitioner: kafkajs().Partitioners.DefaultPartitioner,
+  });
+}
+
+/** kafkajs's default partitioner (murmur2 of the message's key, as the Java client's). */
+export function defaultPartitioner(): (args: PartitionerArgs) => number {
+  return kafkajs().Partitioners.DefaultPartitioner();
 }
 
 /** The kafkajs configuration createKafka uses. */
@@ -144,6 +156,13 @@ export function kafkaClientConfig({
   security,
   extra,
 }: KafkaClientOptions): KafkaConfig {
+  const { logLevel } = kafkajs();
+  const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+    [logLevel.ERROR]: 'error',
+    [logLevel.WARN]: 'warn',
+    [logLevel.INFO]: 'info',
+    [logLevel.DEBUG]: 'debug',
+  };
   return {
     clientId,
     brokers: [...brokers],
@@ -151,12 +170,12 @@ export function kafkaClientConfig({
     connectionTimeout: 3000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
-    logLevel: KafkaLogLevel.WARN,
+    logLevel: logLevel.WARN,
     logCreator:
       () =>
       ({ level, log }: LogEntry) => {
         const { message, ...rest } = log;
-        logger[LEVELS[level] ?? 'info']({ kafka: rest }, message);
+        logger[levels[level] ?? 'info']({ kafka: rest }, message);
       },
     ...extra,
   };

@@ -1,8 +1,19 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '@shortener/chassis';
 
 export type { Redis } from 'ioredis';
+
+/**
+ * ioredis, loaded by the first client made: a process that never talks to Redis (the
+ * embedded mode, unless REDIS_URL is set) never loads it. require, not import(): making a
+ * client stays synchronous.
+ */
+function ioredis(): typeof IORedis {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('ioredis') as typeof IORedis;
+}
 
 /**
  * How long a command may wait for its answer. Redis answers in a millisecond or so; a
@@ -20,7 +31,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 1000;
  */
 export function createRedis(url: string, logger: Logger, extra: RedisOptions = {}): Redis {
   const waits = extra.maxRetriesPerRequest === null;
-  const client = new Redis(url, {
+  const RedisClient = ioredis().Redis;
+  const client = new RedisClient(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -34,12 +34,20 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${BUFF
  * those compilations take (on background threads, in allocator arenas that keep it) stayed
  * resident, most of the process's idle memory beyond Node and the services. The embedded
  * database's queries are small, and the service code around them costs more than the
- * baseline code's speed (docs/reliability/performance.md). A process-wide V8
- * flag, read when a module is compiled: set before PGlite compiles its module, it also
- * applies to WebAssembly compiled later in this process (fetch's HTTP parser).
+ * baseline code's speed (docs/reliability/performance.md). Process-wide V8 flags, read when
+ * a module is compiled: set before PGlite compiles its module, they also apply to
+ * WebAssembly compiled later in this process (fetch's HTTP parser). Set at run time, Node 24's
+ * V8 does not apply what `--liftoff-only` implies on a command line (no tier-up, static or
+ * dynamic), and hot functions were still recompiled: each flag is named.
  */
+const BASELINE_ONLY_FLAGS = [
+  '--liftoff-only',
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
+] as const;
+
 function compileWithBaselineOnly(): void {
-  setFlagsFromString('--liftoff-only');
+  for (const flag of BASELINE_ONLY_FLAGS) setFlagsFromString(flag);
 }
 
 /**

@@ -1,3 +1,4 @@
+import './young-generation';
 import './tracing';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';

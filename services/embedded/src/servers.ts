@@ -1,6 +1,5 @@
-import { Kafka, logLevel } from 'kafkajs';
-import Redis from 'ioredis';
-import { Client } from 'pg';
+// Each client is imported by its check, run only when its variable is set: the embedded
+// mode on its own never loads them.
 
 /** A real server the operator pointed us at does not answer: what to fix, in one line. */
 export class ServerUnreachable extends Error {}
@@ -15,6 +14,7 @@ function where(url: string): string {
 }
 
 async function postgresAnswers(url: string): Promise<void> {
+  const { Client } = await import('pg');
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
@@ -25,6 +25,7 @@ async function postgresAnswers(url: string): Promise<void> {
 }
 
 async function redisAnswers(url: string): Promise<void> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 3000,
@@ -41,6 +42,7 @@ async function redisAnswers(url: string): Promise<void> {
 }
 
 async function kafkaAnswers(brokers: string[]): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
   const admin = new Kafka({
     clientId: 'embedded-check',
     brokers,

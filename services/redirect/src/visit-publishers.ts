@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import type { Message, PartitionMetadata, Producer } from 'kafkajs';
+import { defaultPartitioner } from '@shortener/chassis-kafka';
 import {
   encodedVisitEnd,
   encodedVisitUrlID,
@@ -26,7 +27,7 @@ const PARTITION_MEMO_MAX = 100_000;
  * earlier versions went to, so a link's visits stay on one partition across an upgrade.
  */
 function partitionFor(partitions: number, topic = VISITS_TOPIC): (urlID: string) => number {
-  const partitioner = Partitioners.DefaultPartitioner();
+  const partitioner = defaultPartitioner();
   const partitionMetadata: PartitionMetadata[] = Array.from({ length: partitions }, (_, id) => ({
     partitionId: id,
     leader: 0,
