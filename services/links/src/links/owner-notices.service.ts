@@ -14,6 +14,19 @@ import type { LinksConfig } from '../config';
 export const OWNER_NOTICES_BATCH = 36;
 
 /**
+ * The outbox's next batch after `$2` (a drain's last code; '' first), each with its link's
+ * owner and domain. The batch is taken first, then its links looked up one by one: joined
+ * whole, PostgreSQL may merge the outbox with every link (their primary key's order) and read
+ * all the links whose codes sort before the first notice's, millions in a large table, for
+ * 36 rows. Past the last code, so the entries a drain deleted (dead until a vacuum) are not
+ * read again by each next batch.
+ */
+export const OWNER_NOTICES_NEXT = `SELECT n.code, l.owner_id, l.domain
+  FROM (SELECT code FROM links.owner_notices WHERE code > $2 ORDER BY code LIMIT $1) n
+  LEFT JOIN links.links l USING (code)
+  ORDER BY n.code`;
+
+/**
  * Tells analytics who owns each new link, and its branded domain (the owner_notices outbox
  * triggers fill as a link is made or moves to a domain or back), so it counts the link's
  * visits in its owner's account, those stored before included, and filters them by domain.
@@ -50,13 +63,10 @@ export class OwnerNoticesService extends PeriodicProvider {
   async tell(): Promise<number> {
     if (!this.database.isConnected) return 0;
     let told = 0;
+    let after = '';
     for (;;) {
       const rows: { code: string; owner_id: string | null; domain: string | null }[] =
-        await this.database.dataSource.query(
-          `SELECT n.code, l.owner_id, l.domain FROM links.owner_notices n
-           LEFT JOIN links.links l USING (code) ORDER BY n.code LIMIT $1`,
-          [OWNER_NOTICES_BATCH],
-        );
+        await this.database.dataSource.query(OWNER_NOTICES_NEXT, [OWNER_NOTICES_BATCH, after]);
       if (rows.length === 0) return told;
       const owners = rows.flatMap((row) =>
         row.owner_id === null
@@ -84,6 +94,7 @@ export class OwnerNoticesService extends PeriodicProvider {
       );
       told += owners.length;
       if (rows.length < OWNER_NOTICES_BATCH) return told;
+      after = rows[rows.length - 1]!.code;
     }
   }
 }
