@@ -60,6 +60,38 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
   }
 }
 
+/** The signed-in frames' first script: userData asked for while the page is read. */
+const USER_REQUEST_ENTRY = 'src/user-request.ts';
+
+/**
+ * src/user-request.ts with all it imports as one small script, built on its own with this same
+ * configuration, so that it shares no chunk with the app (the home page loads nothing more).
+ * An SSR build for the browser (webworker target, nothing external) because this build's own
+ * plugins (this one, the size report and budget) leave SSR builds alone.
+ */
+async function buildUserRequest(config: ResolvedConfig): Promise<string> {
+  const output = await build({
+    configFile: config.configFile,
+    root: config.root,
+    mode: config.mode,
+    logLevel: 'warn',
+    ssr: { target: 'webworker', noExternal: true },
+    build: {
+      ssr: USER_REQUEST_ENTRY,
+      write: false,
+      copyPublicDir: false,
+      minify: true,
+      target: config.build.target,
+      rollupOptions: { output: { format: 'iife' } },
+    },
+  });
+  const [chunk] = (Array.isArray(output) ? output : [output]).flatMap((result) =>
+    'output' in result ? result.output : [],
+  );
+  if (chunk?.type !== 'chunk') throw new Error(`${USER_REQUEST_ENTRY} built to nothing.`);
+  return chunk.code;
+}
+
 /**
  * The chunks of `modules` and every chunk they import, but the entry (the page's own script):
  * what the page's code needs before it can render, in the order to fetch them.
@@ -118,6 +150,11 @@ export function prerenderHome(): Plugin {
     },
     async generateBundle(_options, bundle) {
       const { renderHome, renderProfileFrame, WEB_APP_PAGES } = await loadPrerender(config);
+      const userRequest = this.emitFile({
+        type: 'asset',
+        name: 'user-request.js',
+        source: await buildUserRequest(config),
+      });
       const page = bundle[WEB_APP_PAGES.home];
       if (page?.type !== 'asset') return this.error(`The build emitted no ${WEB_APP_PAGES.home}.`);
       const html = String(page.source);
@@ -141,8 +178,9 @@ export function prerenderHome(): Plugin {
       const emit = (fileName: string, source: string) =>
         this.emitFile({ type: 'asset', fileName, source });
       emit(WEB_APP_PAGES.homeSignedIn, withRoot(prerendered, renderHome({ signedIn: true })));
-      // A frame's page: its chunks modulepreloaded right after the entry's script, at its
-      // priority.
+      // A frame's page: userData asked for by a script of its own ahead of the entry's (async:
+      // it holds neither the parser nor the paint), the page's chunks modulepreloaded right
+      // after the entry's script, at its priority.
       const frame = (name: PageName, location: string) => {
         const preloads = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? [])
           .map(
@@ -150,7 +188,8 @@ export function prerenderHome(): Plugin {
               `<link rel="modulepreload" fetchpriority="low" crossorigin href="${config.base}${file}">`,
           )
           .join('');
-        const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => tag + preloads);
+        const early = `<script async fetchpriority="low" src="${config.base}${this.getFileName(userRequest)}"></script>`;
+        const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => early + tag + preloads);
         emit(WEB_APP_PAGES[name], withRoot(withPreloads, renderProfileFrame(location)));
       };
       frame('profileSignedIn', '/profile');
