@@ -199,6 +199,24 @@ describe('the production build', () => {
     expect(code).not.toContain('react');
   });
 
+  it("preloads on a frame's page the stylesheets its chunks wait for, as Vite's loader asks for them", () => {
+    expect(run.status, run.stderr).toBe(0);
+    for (const name of ['profile', 'link', 'settings']) {
+      const page = read(`${name}.signed-in.html`);
+      const wanted = initialScripts(page)
+        .slice(1)
+        .flatMap((file) =>
+          [...read(file).matchAll(/"(assets\/[\w-]+\.css)"/g)].map(([, css]) => css),
+        );
+      for (const css of wanted) {
+        expect(page).toContain(
+          `<link rel="preload" as="style" fetchpriority="low" crossorigin href="/${css}">`,
+        );
+      }
+      if (name === 'link') expect(wanted).not.toEqual([]);
+    }
+  });
+
   it("never has a chunk fetch the entry's stylesheet again: every page carries it, inline or linked", () => {
     expect(run.status, run.stderr).toBe(0);
     const stylesheet = /<link rel="stylesheet" crossorigin href="\/(assets\/[\w-]+\.css)">/.exec(

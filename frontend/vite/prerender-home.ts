@@ -114,6 +114,14 @@ function chunksOf(bundle: OutputBundle, root: string, modules: string[]): string
   return [...files];
 }
 
+/** The stylesheets Vite's loader fetches before it lets `chunks` run. */
+function stylesheetsOf(bundle: OutputBundle, chunks: string[]): string[] {
+  return chunks.flatMap((fileName) => {
+    const chunk = bundle[fileName];
+    return chunk?.type === 'chunk' ? [...(chunk.viteMetadata?.importedCss ?? [])] : [];
+  });
+}
+
 /**
  * Every page carries the entry's stylesheet (inline in the prerendered ones, linked in
  * app.html), so no chunk loaded later needs it: out of the entry's CSS, from which Vite lists
@@ -180,14 +188,20 @@ export function prerenderHome(): Plugin {
       emit(WEB_APP_PAGES.homeSignedIn, withRoot(prerendered, renderHome({ signedIn: true })));
       // A frame's page: userData asked for by a script of its own ahead of the entry's (async:
       // it holds neither the parser nor the paint), the page's chunks modulepreloaded right
-      // after the entry's script, at its priority.
+      // after the entry's script, at its priority, and their stylesheets preloaded, which Vite's
+      // loader would otherwise ask for only once the entry has run, and wait for.
       const frame = (name: PageName, location: string) => {
-        const preloads = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? [])
-          .map(
+        const chunks = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? []);
+        const preloads = [
+          ...chunks.map(
             (file) =>
               `<link rel="modulepreload" fetchpriority="low" crossorigin href="${config.base}${file}">`,
-          )
-          .join('');
+          ),
+          ...stylesheetsOf(bundle, chunks).map(
+            (file) =>
+              `<link rel="preload" as="style" fetchpriority="low" crossorigin href="${config.base}${file}">`,
+          ),
+        ].join('');
         const early = `<script async fetchpriority="low" src="${config.base}${this.getFileName(userRequest)}"></script>`;
         const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => early + tag + preloads);
         emit(WEB_APP_PAGES[name], withRoot(withPreloads, renderProfileFrame(location)));
