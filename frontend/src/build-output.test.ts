@@ -174,6 +174,49 @@ describe('the production build', () => {
     expect(settings).not.toContain('aria-current="page"');
   });
 
+  it('asks for userData from the signed-in frames ahead of the app, by a script of its own the home pages do not load', () => {
+    expect(run.status, run.stderr).toBe(0);
+    const entry = initialScripts(read('index.html'))[0] ?? '';
+    const script =
+      /<script async fetchpriority="low" src="\/(assets\/user-request-[\w-]+\.js)"><\/script>/;
+    const file = script.exec(read('profile.signed-in.html'))?.[1] ?? '';
+    expect(file).not.toBe('');
+    for (const name of ['profile', 'link', 'settings']) {
+      const page = read(`${name}.signed-in.html`);
+      expect(script.exec(page)?.[1]).toBe(file);
+      // Ahead of the entry's script, so that it comes and runs first.
+      expect(page.indexOf(file)).toBeLessThan(page.indexOf(entry));
+    }
+    for (const page of ['index.html', 'index.signed-in.html', 'app.html']) {
+      expect(read(page)).not.toContain('user-request-');
+    }
+    // One classic script that imports nothing, asking as the app asks (src/user-request.ts).
+    const code = read(file);
+    expect(code).not.toMatch(/\bimport\b/);
+    expect(code).toContain('"/api/user"');
+    expect(code).toContain('X-Requested-With');
+    expect(code).toContain('credentials:"same-origin"');
+    expect(code).not.toContain('react');
+  });
+
+  it("preloads on a frame's page the stylesheets its chunks wait for, as Vite's loader asks for them", () => {
+    expect(run.status, run.stderr).toBe(0);
+    for (const name of ['profile', 'link', 'settings']) {
+      const page = read(`${name}.signed-in.html`);
+      const wanted = initialScripts(page)
+        .slice(1)
+        .flatMap((file) =>
+          [...read(file).matchAll(/"(assets\/[\w-]+\.css)"/g)].map(([, css]) => css),
+        );
+      for (const css of wanted) {
+        expect(page).toContain(
+          `<link rel="preload" as="style" fetchpriority="low" crossorigin href="/${css}">`,
+        );
+      }
+      if (name === 'link') expect(wanted).not.toEqual([]);
+    }
+  });
+
   it("never has a chunk fetch the entry's stylesheet again: every page carries it, inline or linked", () => {
     expect(run.status, run.stderr).toBe(0);
     const stylesheet = /<link rel="stylesheet" crossorigin href="\/(assets\/[\w-]+\.css)">/.exec(

@@ -5,7 +5,7 @@ import { createRoot, hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { App } from './app/app';
 import { shellOf } from './app/shell';
-import { AppRoutes } from './app/router';
+import { AppRoutes, preloadPageAt } from './app/router';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
@@ -25,7 +25,12 @@ const app = (
 );
 // In a transition, React renders the page in slices and lets the browser paint and answer
 // input in between, rather than in one long task (a slow phone's first seconds).
-startTransition(() => {
-  if (shell) hydrateRoot(container, app);
-  else createRoot(container).render(app);
-});
+const render = () =>
+  startTransition(() => {
+    if (shell) hydrateRoot(container, app);
+    else createRoot(container).render(app);
+  });
+// Over a profile page's frame, which shows meanwhile, the page's own chunk first (its HTML
+// preloads it): the page then renders with its content, not its wait.
+if (!shell && container.hasChildNodes()) void preloadPageAt(window.location.pathname).then(render);
+else render();

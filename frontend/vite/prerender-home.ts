@@ -60,6 +60,38 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
   }
 }
 
+/** The signed-in frames' first script: userData asked for while the page is read. */
+const USER_REQUEST_ENTRY = 'src/user-request.ts';
+
+/**
+ * src/user-request.ts with all it imports as one small script, built on its own with this same
+ * configuration, so that it shares no chunk with the app (the home page loads nothing more).
+ * An SSR build for the browser (webworker target, nothing external) because this build's own
+ * plugins (this one, the size report and budget) leave SSR builds alone.
+ */
+async function buildUserRequest(config: ResolvedConfig): Promise<string> {
+  const output = await build({
+    configFile: config.configFile,
+    root: config.root,
+    mode: config.mode,
+    logLevel: 'warn',
+    ssr: { target: 'webworker', noExternal: true },
+    build: {
+      ssr: USER_REQUEST_ENTRY,
+      write: false,
+      copyPublicDir: false,
+      minify: true,
+      target: config.build.target,
+      rollupOptions: { output: { format: 'iife' } },
+    },
+  });
+  const [chunk] = (Array.isArray(output) ? output : [output]).flatMap((result) =>
+    'output' in result ? result.output : [],
+  );
+  if (chunk?.type !== 'chunk') throw new Error(`${USER_REQUEST_ENTRY} built to nothing.`);
+  return chunk.code;
+}
+
 /**
  * The chunks of `modules` and every chunk they import, but the entry (the page's own script):
  * what the page's code needs before it can render, in the order to fetch them.
@@ -80,6 +112,14 @@ function chunksOf(bundle: OutputBundle, root: string, modules: string[]): string
     add(chunk.fileName);
   }
   return [...files];
+}
+
+/** The stylesheets Vite's loader fetches before it lets `chunks` run. */
+function stylesheetsOf(bundle: OutputBundle, chunks: string[]): string[] {
+  return chunks.flatMap((fileName) => {
+    const chunk = bundle[fileName];
+    return chunk?.type === 'chunk' ? [...(chunk.viteMetadata?.importedCss ?? [])] : [];
+  });
 }
 
 /**
@@ -118,6 +158,11 @@ export function prerenderHome(): Plugin {
     },
     async generateBundle(_options, bundle) {
       const { renderHome, renderProfileFrame, WEB_APP_PAGES } = await loadPrerender(config);
+      const userRequest = this.emitFile({
+        type: 'asset',
+        name: 'user-request.js',
+        source: await buildUserRequest(config),
+      });
       const page = bundle[WEB_APP_PAGES.home];
       if (page?.type !== 'asset') return this.error(`The build emitted no ${WEB_APP_PAGES.home}.`);
       const html = String(page.source);
@@ -141,16 +186,24 @@ export function prerenderHome(): Plugin {
       const emit = (fileName: string, source: string) =>
         this.emitFile({ type: 'asset', fileName, source });
       emit(WEB_APP_PAGES.homeSignedIn, withRoot(prerendered, renderHome({ signedIn: true })));
-      // A frame's page: its chunks modulepreloaded right after the entry's script, at its
-      // priority.
+      // A frame's page: userData asked for by a script of its own ahead of the entry's (async:
+      // it holds neither the parser nor the paint), the page's chunks modulepreloaded right
+      // after the entry's script, at its priority, and their stylesheets preloaded, which Vite's
+      // loader would otherwise ask for only once the entry has run, and wait for.
       const frame = (name: PageName, location: string) => {
-        const preloads = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? [])
-          .map(
+        const chunks = chunksOf(bundle, config.root, PAGE_MODULES[name] ?? []);
+        const preloads = [
+          ...chunks.map(
             (file) =>
               `<link rel="modulepreload" fetchpriority="low" crossorigin href="${config.base}${file}">`,
-          )
-          .join('');
-        const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => tag + preloads);
+          ),
+          ...stylesheetsOf(bundle, chunks).map(
+            (file) =>
+              `<link rel="preload" as="style" fetchpriority="low" crossorigin href="${config.base}${file}">`,
+          ),
+        ].join('');
+        const early = `<script async fetchpriority="low" src="${config.base}${this.getFileName(userRequest)}"></script>`;
+        const withPreloads = prerendered.replace(ENTRY_SCRIPT_TAG, (tag) => early + tag + preloads);
         emit(WEB_APP_PAGES[name], withRoot(withPreloads, renderProfileFrame(location)));
       };
       frame('profileSignedIn', '/profile');

@@ -51,16 +51,19 @@ export interface FailurePolicy {
  * answer check), same-origin cookies, the X-Requested-With header the gateway requires, and
  * failures mapped to SPEC section 8. Never throws.
  */
-export async function apiRequest<Request extends RouteRequest, Answer>(
+export function apiRequest<Request extends RouteRequest, Answer>(
   route: WebRoute<Request, Answer>,
   policy: FailurePolicy,
   ...[request]: object extends Request ? [request?: Request] : [request: Request]
 ): Promise<ApiResult<Answer>> {
-  const unexpected = policy.exception ?? MESSAGES.serverError;
+  return apiAnswer(route, policy, sendRequest(route, request));
+}
+
+/** A call of `route` as apiRequest sends it: the request, not yet its reading. */
+export function sendRequest(route: WebRoute, request?: RouteRequest): Promise<Response> {
   const payload = request?.body;
-  let response: Response;
   try {
-    response = await fetch(routeUrl(route, request), {
+    return fetch(routeUrl(route, request), {
       method: route.method,
       credentials: 'same-origin',
       headers: {
@@ -70,6 +73,24 @@ export async function apiRequest<Request extends RouteRequest, Answer>(
       },
       ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
     });
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * What a call of `route` came to, from its response (sendRequest's): its answer checked, or
+ * its failure mapped to SPEC section 8. Never throws.
+ */
+export async function apiAnswer<Answer>(
+  route: WebRoute<RouteRequest, Answer>,
+  policy: FailurePolicy,
+  sent: Promise<Response>,
+): Promise<ApiResult<Answer>> {
+  const unexpected = policy.exception ?? MESSAGES.serverError;
+  let response: Response;
+  try {
+    response = await sent;
   } catch {
     return { ok: false, status: 0, message: UNREACHABLE, signedOut: false, unreachable: true };
   }

@@ -13,7 +13,7 @@ import { usePageTitle } from '../../lib/use-page-title';
 export function LinkDetailRoute() {
   const { id = '' } = useParams();
   usePageTitle('Link details');
-  return <RequireUser>{(user) => <FindLink key={id} id={id} user={user} />}</RequireUser>;
+  return <RequireUser tall>{(user) => <FindLink key={id} id={id} user={user} />}</RequireUser>;
 }
 
 /**

@@ -158,7 +158,7 @@ export function SessionProvider({
 
       const asked = generation.current;
       setState((current) => ({ ...current, signedIn: true, status: 'loading', error: null }));
-      const request = getUser()
+      const request = getUser({ first: !refresh })
         .then((result) => {
           if (asked !== generation.current) return;
           if (result.ok) {

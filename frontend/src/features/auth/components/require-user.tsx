@@ -6,8 +6,17 @@ import { UNREACHABLE } from '../../../lib/api';
 import { useUser } from '../session';
 import { SignInPrompt } from './sign-in-prompt';
 
-/** The gate of the profile pages: sign-in prompt, 'Loading....', or the page with userData. */
-export function RequireUser({ children }: { children: (user: UserData) => ReactNode }) {
+/**
+ * The gate of the profile pages: sign-in prompt, 'Loading....', or the page with userData. A
+ * `tall` page keeps the screen's height while userData comes, as it did while its chunk came.
+ */
+export function RequireUser({
+  children,
+  tall = false,
+}: {
+  children: (user: UserData) => ReactNode;
+  tall?: boolean;
+}) {
   const { signedIn, user, status, error, loadUser } = useUser();
   const retry = useCallback(() => void loadUser({ refresh: true }), [loadUser]);
   if (!signedIn) return <SignInPrompt />;
@@ -31,5 +40,5 @@ export function RequireUser({ children }: { children: (user: UserData) => ReactN
       </ErrorMessage>
     );
   }
-  return <Loading />;
+  return <Loading tall={tall} />;
 }
