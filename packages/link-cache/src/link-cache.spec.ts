@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import {
   decodeLink,
   decodeVersioned,
@@ -14,9 +14,9 @@ import {
 } from './link-cache';
 
 const LEASE = 1_900_000_000_000;
-const encodeLink = (k: Buffer, code: string, link: CachedLink): string =>
+const encodeLink = (k: KeyObject, code: string, link: CachedLink): string =>
   encodeLinkAt(k, code, { version: 7, ...link }, LEASE);
-const encodeGone = (k: Buffer, code: string): string => encodeGoneAt(k, code, 8, LEASE);
+const encodeGone = (k: KeyObject, code: string): string => encodeGoneAt(k, code, 8, LEASE);
 
 const key = linkCacheKey('a-secret-of-enough-length');
 const CODE = 'abc1234';

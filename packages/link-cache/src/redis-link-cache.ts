@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { acceptedSecrets } from '@shortener/chassis';
 import {
@@ -54,8 +55,8 @@ return 1`;
 
 export class RedisLinkCache implements LinkCache {
   /** The key that signs, then the other one accepted during a rotation. */
-  private readonly keys: Buffer[];
-  private readonly key: Buffer;
+  private readonly keys: KeyObject[];
+  private readonly key: KeyObject;
 
   constructor(
     private readonly redis: Redis,

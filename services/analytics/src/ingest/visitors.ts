@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /** Days a visitor key is kept after its day; a later event of that day gets a new key. */
 export const VISITOR_KEY_RETENTION_DAYS = 7;
@@ -11,7 +11,7 @@ const VISITOR_HASH_BYTES = 16;
  * truncated. Keys are random, one per day, and deleted a week after it; without the key the
  * hash cannot be turned back into the pair, nor linked to the same person on another day.
  */
-export function visitorHash(key: Buffer, ip: string, userAgent: string): Buffer {
+export function visitorHash(key: KeyObject, ip: string, userAgent: string): Buffer {
   return createHmac('sha256', key)
     .update(ip)
     .update('\n')
@@ -28,16 +28,18 @@ export interface VisitorKeyStore {
 
 /**
  * The day keys an instance uses, taken from the store once per day and remembered, so every
- * instance hashes a day's visitors alike and a batch costs a query only on a new day.
+ * instance hashes a day's visitors alike and a batch costs a query only on a new day. Handed
+ * out as KeyObjects: Node 24's createHmac takes 14 µs to accept a Buffer as a key (under 1 µs
+ * for a KeyObject), once for every visit.
  */
 export class VisitorKeys {
-  private readonly known = new Map<string, Buffer>();
+  private readonly known = new Map<string, KeyObject>();
 
   constructor(private readonly store: VisitorKeyStore) {}
 
   /** The key of each day asked (every one of them, however old). */
-  async forDays(days: Iterable<string>): Promise<ReadonlyMap<string, Buffer>> {
-    const asked = new Map<string, Buffer>();
+  async forDays(days: Iterable<string>): Promise<ReadonlyMap<string, KeyObject>> {
+    const asked = new Map<string, KeyObject>();
     const missing = new Map<string, Buffer>();
     for (const day of days) {
       const known = this.known.get(day);
@@ -51,8 +53,9 @@ export class VisitorKeys {
       .toISOString()
       .slice(0, 10);
     for (const day of missing.keys()) {
-      const key = keys.get(day);
-      if (!key) throw new Error(`no visitor key for ${day}`);
+      const bytes = keys.get(day);
+      if (!bytes) throw new Error(`no visitor key for ${day}`);
+      const key = createSecretKey(bytes);
       asked.set(day, key);
       if (day >= oldest) this.known.set(day, key);
     }
