@@ -4,6 +4,10 @@ import { ManagedDataSource } from '@shortener/chassis-postgres';
 import { boundIdleTransaction, connected } from './analytics-database';
 import { lockLinks } from './link-locks';
 import { takeOffAccounts } from './link-owners.repository';
+import { monthTables } from './visit-partitions';
+
+/** PostgreSQL's SQLSTATE for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 /** What is counted of a link beside its visits, deleted with it. */
 const LINK_TABLES = [
@@ -15,7 +19,27 @@ const LINK_TABLES = [
 ];
 
 /** Rows deleted per statement when a link's visits go, so no transaction runs for long. */
-const DELETE_SLICE = 10_000;
+export const DELETE_SLICE = 10_000;
+
+/**
+ * A slice of the links' visits ($1) in one month's table deleted, at most $2, with their
+ * event ids; answers how many. The slice's rows are deleted by their place in the table (a
+ * TID scan, whatever PostgreSQL believes of the table's size). Joined back by key instead, a
+ * month whose statistics were taken over dead rows (before autovacuum's next ANALYZE; always
+ * in a database without autovacuum) had each of its rows compared with every row of the slice:
+ * 400 million comparisons, 25 s, for a slice of 10,000 of a link's 30,000 visits.
+ */
+export function deleteLinkVisitsFrom(table: string): string {
+  return `
+    WITH gone AS (
+      DELETE FROM analytics.${table} WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM analytics.${table} WHERE url_id = ANY($1::varchar[]) LIMIT $2
+      ))
+      RETURNING id
+    ),
+    ids AS (DELETE FROM analytics.visit_ids WHERE id IN (SELECT id FROM gone))
+    SELECT count(*)::int AS removed FROM gone`;
+}
 
 /** What leaves the analytics schema: deleted links' visits and counts, and what expires. */
 @Injectable()
@@ -49,21 +73,27 @@ export class PurgesRepository {
       }
     });
     let deleted = 0;
-    for (;;) {
-      const [row]: { removed: number }[] = await db.query(
-        `WITH gone AS (
-           DELETE FROM analytics.visits WHERE id IN (
-             SELECT id FROM analytics.visits WHERE url_id = ANY($1::varchar[]) LIMIT $2
-           ) RETURNING id
-         ),
-         ids AS (DELETE FROM analytics.visit_ids WHERE id IN (SELECT id FROM gone))
-         SELECT count(*)::int AS removed FROM gone`,
-        [links, DELETE_SLICE],
-      );
-      const removed = row?.removed ?? 0;
-      deleted += removed;
-      if (removed < DELETE_SLICE) return deleted;
+    for (const { name, attached } of await monthTables(db)) {
+      if (!attached) continue;
+      for (;;) {
+        let removed: number;
+        try {
+          const [row]: { removed: number }[] = await db.query(deleteLinkVisitsFrom(name), [
+            links,
+            DELETE_SLICE,
+          ]);
+          removed = row?.removed ?? 0;
+        } catch (error) {
+          // The month was dropped meanwhile (its retention ended): nothing of it is left.
+          const driver = (error as { driverError?: unknown }).driverError ?? error;
+          if ((driver as { code?: unknown }).code === UNDEFINED_TABLE) break;
+          throw error;
+        }
+        deleted += removed;
+        if (removed < DELETE_SLICE) break;
+      }
     }
+    return deleted;
   }
 
   /** Tombstones older than the retention go; returns how many. */
