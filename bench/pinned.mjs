@@ -251,7 +251,7 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
   );
   console.log(
     `pinned ratio (best runs): ${(bestRedirect.rps / bestBare.rps).toFixed(2)} ` +
-      `(${Math.round(bestRedirect.rps)} vs ${Math.round(bestBare.rps)} requests/s; goal >= 0.6); ` +
+      `(${Math.round(bestRedirect.rps)} vs ${Math.round(bestBare.rps)} requests/s; goal >= 0.8); ` +
       `redirect p99 ${bestRedirect.p99} ms (goal <= 5 ms); ` +
       `redirect peak resident memory ${Math.max(...runs.redirect.map((r) => r['peak rss MB']))} MB ` +
       '(goal <= 100 MB)',

@@ -236,7 +236,10 @@ async function main() {
     }
 
     section('services, packages and integration (Jest)');
-    await suite('jest', ['jest', '--ci', '--json'], countJest);
+    // Two workers on two cores, beside the other lane: the suites mostly wait (for Kafka
+    // groups, timers, processes starting), so Jest's default of one worker (cores - 1) left
+    // them at 14 minutes; two took 7 alone.
+    await suite('jest', ['jest', '--ci', '--json', '--maxWorkers=2'], countJest);
 
     section('browser journeys (Chromium)');
     if (chromium) {
