@@ -158,8 +158,8 @@ const GONE_BODY = '!';
 /**
  * The key that signs cache entries, derived from the secret the services share
  * (INTERNAL_API_SECRET) for this one use, so an entry's signature is never an internal token.
- * A KeyObject, not the bytes: Node 24's createHmac takes 14 µs to accept a Buffer as a key
- * (under 1 µs for a KeyObject), and every redirect read from Redis checks a MAC.
+ * A KeyObject, not the bytes: on Node 24 an HMAC keyed with a Buffer costs 14 µs (2.6 µs with
+ * a KeyObject), and every redirect read from Redis checks a MAC.
  */
 export function linkCacheKey(secret: string): KeyObject {
   return createSecretKey(
