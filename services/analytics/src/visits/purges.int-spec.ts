@@ -1,9 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
-import { Client } from 'pg';
-import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { testServers } from '@shortener/testkit';
-import { analyticsMigrations } from '../migrations';
+import type { ManagedDataSource } from '@shortener/chassis-postgres';
+import { ownManagedAnalyticsDatabase } from '../migrations/own-database';
 import { DELETE_SLICE, deleteLinkVisitsFrom, PurgesRepository } from './purges.repository';
 import { createMonth, monthOf, partitionName, type Transact } from './visit-partitions';
 
@@ -31,8 +27,7 @@ function rowsHandled(node: PlanNode): number {
 }
 
 describe("a deleted link's visits", () => {
-  const name = `analytics_purges_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: testServers.databaseUrl });
+  const own = ownManagedAnalyticsDatabase('analytics_purges');
   let database: ManagedDataSource;
   const LINK = 'purgeMe';
   const OTHER = 'keepMe1';
@@ -53,20 +48,7 @@ describe("a deleted link's visits", () => {
     );
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(testServers.databaseUrl);
-    url.pathname = `/${name}`;
-    database = new ManagedDataSource({
-      url: url.toString(),
-      schema: 'analytics',
-      entities: [],
-      migrations: analyticsMigrations,
-      logger: pino({ level: 'silent' }),
-      applicationName: 'purges-test',
-      migrate: true,
-    });
-    await database.start();
+    database = await own.open();
     const transact: Transact = (work) => database.dataSource.transaction((db) => work(db));
     // This month, and the one before should the visits (up to 20 minutes back) reach into it.
     await createMonth(transact, new Date(Date.now() - 3_600_000));
@@ -82,11 +64,7 @@ describe("a deleted link's visits", () => {
     await addVisits(OTHER, DELETE_SLICE, 100_000);
   }, 120_000);
 
-  afterAll(async () => {
-    await database?.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => own.close());
 
   it('go a slice at a time, each found where it lies, however stale the statistics', async () => {
     const table = partitionName(monthOf(new Date()));

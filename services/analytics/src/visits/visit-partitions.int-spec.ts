@@ -1,10 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import pino from 'pino';
-import { Client } from 'pg';
-import { ManagedDataSource } from '@shortener/chassis-postgres';
-import { testServers } from '@shortener/testkit';
+import type { ManagedDataSource } from '@shortener/chassis-postgres';
 import { IngestRepository, type VisitRow } from '../ingest/ingest.repository';
-import { analyticsMigrations } from '../migrations';
+import { ownManagedAnalyticsDatabase } from '../migrations/own-database';
 import { PartitionsRepository } from './partitions.repository';
 import { PurgesRepository } from './purges.repository';
 import { monthTables } from './visit-partitions';
@@ -40,8 +37,7 @@ function refusal(storing: Promise<unknown>): Promise<string> {
 }
 
 describe('monthly visit partitions', () => {
-  const name = `analytics_months_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: testServers.databaseUrl });
+  const own = ownManagedAnalyticsDatabase('analytics_months');
   let database: ManagedDataSource;
   let ingest: IngestRepository;
   let partitions: PartitionsRepository;
@@ -59,31 +55,14 @@ describe('monthly visit partitions', () => {
   };
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(testServers.databaseUrl);
-    url.pathname = `/${name}`;
-    database = new ManagedDataSource({
-      url: url.toString(),
-      schema: 'analytics',
-      entities: [],
-      migrations: analyticsMigrations,
-      logger: pino({ level: 'silent' }),
-      applicationName: 'visit-partitions-test',
-      migrate: true,
-    });
-    await database.start();
+    database = await own.open();
     ingest = new IngestRepository(database, { VISIT_RETENTION_MONTHS: undefined });
     partitions = new PartitionsRepository(database);
     // Months the tests store into, made as the round makes them for "now".
     await partitions.maintain(undefined, new Date('2026-09-15T00:00:00Z'));
   });
 
-  afterAll(async () => {
-    await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => own.close());
 
   it('stores with statement parameters made ahead exactly as without them', async () => {
     const sums = async (urlId: string) => ({
