@@ -1,6 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
-  LOCK_WAIT_MS,
   MONTHS_AHEAD,
   addMonths,
   createMonth,
@@ -8,6 +7,7 @@ import {
   type Queryable,
   type Transact,
 } from '../visits/visit-partitions';
+import { lockedStep, runnerTransact, sqlState, type LockStep } from './locked-step';
 
 /** Visits copied per statement, each statement its own short transaction. */
 const COPY_SLICE = 10_000;
@@ -26,29 +26,8 @@ export function copyBudgetMs(source: NodeJS.ProcessEnv = process.env): number {
   return seconds * 1000;
 }
 
-/** Tries at taking a lock that others hold, LOCK_WAIT_MS each, before the migration fails. */
-const LOCK_TRIES = 60;
-
-/** One step that locked the visits table: how long it waited for the lock, how long it held it. */
-interface LockStep {
-  step: string;
-  waitedMs: number;
-  heldMs: number;
-  tries: number;
-}
-
 const COLUMNS =
   'id, url_id, created_at, ip_address, platform, browser, referrer, bot, device, country';
-
-/** A lock refused within lock_timeout (SQLSTATE 55P03): someone held it; try again. */
-/** The SQLSTATE of a failed query, through TypeORM's wrapping. */
-function sqlState(error: unknown): unknown {
-  return (((error as { driverError?: unknown }).driverError ?? error) as { code?: unknown }).code;
-}
-
-function lockRefused(error: unknown): boolean {
-  return sqlState(error) === '55P03';
-}
 
 /**
  * How many times in a row a slice is copied again after PostgreSQL broke a deadlock by
@@ -75,17 +54,7 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
   ) {}
 
   async up(runner: QueryRunner): Promise<void> {
-    const transact: Transact = async (work) => {
-      await runner.startTransaction();
-      try {
-        const result = await work(runner);
-        await runner.commitTransaction();
-        return result;
-      } catch (error) {
-        await runner.rollbackTransaction();
-        throw error;
-      }
-    };
+    const transact = runnerTransact(runner);
     const [layout] = (await runner.query(
       "SELECT relkind = 'p' AS partitioned FROM pg_class WHERE oid = 'analytics.visits'::regclass",
     )) as Array<{ partitioned: boolean }>;
@@ -259,33 +228,13 @@ export class PartitionVisits1796200000000 implements MigrationInterface {
     }
   }
 
-  /**
-   * Runs a step under a lock on the old table, waiting at most LOCK_WAIT_MS each try (so
-   * nobody queues behind the request for longer), and records how long it waited and held.
-   */
+  /** Runs a step under a lock on the old table, recording how long it waited and held. */
   private async locked(
     transact: Transact,
     step: string,
     mode: string,
     work: (db: Queryable) => Promise<void>,
   ): Promise<void> {
-    for (let tries = 1; ; tries += 1) {
-      const began = performance.now();
-      let locked = began;
-      try {
-        await transact(async (db) => {
-          await db.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
-          await db.query(`LOCK TABLE analytics.visits IN ${mode} MODE`);
-          locked = performance.now();
-          await work(db);
-        });
-        const heldMs = performance.now() - locked;
-        this.locks.push({ step, waitedMs: locked - began, heldMs, tries });
-        return;
-      } catch (error) {
-        if (!lockRefused(error) || tries >= LOCK_TRIES) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * Math.min(tries, 5)));
-      }
-    }
+    this.locks.push(await lockedStep(transact, step, mode, work));
   }
 }

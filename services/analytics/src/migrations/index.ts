@@ -8,6 +8,7 @@ import { VisitorCounts1796800000000 } from './1796800000000-visitor-counts';
 import { AccountTopLinks1796900000000 } from './1796900000000-account-top-links';
 import { LinkOwnerDomains1797000000000 } from './1797000000000-link-owner-domains';
 import { KeptVisitors1797100000000 } from './1797100000000-kept-visitors';
+import { AscendingVisitIndex1797200000000 } from './1797200000000-ascending-visit-index';
 
 /**
  * Every migration of the `analytics` schema, oldest first. A new one expands and contracts
@@ -24,4 +25,5 @@ export const analyticsMigrations = [
   AccountTopLinks1796900000000,
   LinkOwnerDomains1797000000000,
   KeptVisitors1797100000000,
+  AscendingVisitIndex1797200000000,
 ];
