@@ -1,4 +1,10 @@
-import { DataSource, MigrationExecutor, type EntitySchema, type MixedList } from 'typeorm';
+import {
+  DataSource,
+  MigrationExecutor,
+  type EntitySchema,
+  type MixedList,
+  type QueryRunner,
+} from 'typeorm';
 import type { Logger } from 'pino';
 import {
   env,
@@ -9,6 +15,9 @@ import {
   type ReadinessCheck,
 } from '@shortener/chassis';
 import { inProcessDriver } from './in-process';
+
+/** How often an instance tries for the migration lock another instance holds. */
+const MIGRATION_LOCK_POLL_MS = 100;
 
 /** The variables of a service with a schema of its own (spread into its config shape). */
 export const databaseConfigShape = {
@@ -118,13 +127,30 @@ export class ManagedDataSource {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
+  /**
+   * Takes the schema's migration lock, trying every MIGRATION_LOCK_POLL_MS, not waiting in
+   * one statement: a statement waiting on the lock holds a snapshot, and a migration that
+   * builds an index CONCURRENTLY in the instance holding it waits for every older snapshot to
+   * go, so the two would wait for each other for good.
+   */
+  private async migrationLock(runner: QueryRunner, schema: string): Promise<void> {
+    for (;;) {
+      const [row] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        `migrations:${schema}`,
+      ])) as Array<{ locked: boolean }>;
+      if (row?.locked) return;
+      if (this.abort.signal.aborted) throw new Error('closed while waiting to migrate');
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
+  }
+
   private async connectOnce(): Promise<void> {
     if (!this.dataSource.isInitialized) await this.dataSource.initialize();
     const { schema } = this.options;
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.connect();
-      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+      await this.migrationLock(runner, schema);
       try {
         await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
         if (this.options.migrate) {

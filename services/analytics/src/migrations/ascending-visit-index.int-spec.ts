@@ -28,7 +28,7 @@ interface IndexRow {
 
 describe('the ascending visit index migration', () => {
   const admin = new Client({ connectionString: testServers.databaseUrl });
-  const made: string[] = [];
+  const databases: string[] = [];
   const thisMonth = monthOf(new Date());
   /** Months with visits: the current one and the two after it (made by the partitioning). */
   const months = [0, 1, 2].map((ahead) => addMonths(thisMonth, ahead));
@@ -36,13 +36,18 @@ describe('the ascending visit index migration', () => {
   const newDatabase = async (): Promise<string> => {
     const name = `analytics_index_${randomBytes(4).toString('hex')}`;
     await admin.query(`CREATE DATABASE ${name}`);
-    made.push(name);
+    databases.push(name);
     const url = new URL(testServers.databaseUrl);
     url.pathname = `/${name}`;
     return url.toString();
   };
   const open = async (url: string, migrations: ReadonlyArray<new () => object>) => {
-    const database = new ManagedDataSource({
+    const database = made(url, migrations);
+    await database.start();
+    return database;
+  };
+  function made(url: string, migrations: ReadonlyArray<new () => object>): ManagedDataSource {
+    return new ManagedDataSource({
       url,
       schema: 'analytics',
       entities: [],
@@ -51,9 +56,7 @@ describe('the ascending visit index migration', () => {
       applicationName: 'ascending-index-test',
       migrate: true,
     });
-    await database.start();
-    return database;
-  };
+  }
 
   /** `count` visits of `code`, spread over the months, ties at one instant included. */
   const store = async (db: ManagedDataSource | Client, code: string, count: number) => {
@@ -143,7 +146,7 @@ describe('the ascending visit index migration', () => {
   });
 
   afterAll(async () => {
-    for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   });
 
@@ -228,6 +231,47 @@ describe('the ascending visit index migration', () => {
       await current.close();
     }
   });
+
+  it('migrates while another instance waits for the migration lock', async () => {
+    // Instances starting together wait for one another's migrations on an advisory lock. A
+    // statement waiting on that lock holds a snapshot, and CREATE INDEX CONCURRENTLY waits for
+    // every older snapshot to go: the waiting instance and the migrating one then waited for
+    // each other for good (two analytics suites starting at once in CI).
+    const url = await newDatabase();
+    const previous = await open(url, BEFORE);
+    await store(previous, 'Popular', 300);
+    await previous.close();
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    await holder.query("SELECT pg_advisory_lock(hashtext('migrations:analytics'))");
+    const [first, second] = [made(url, analyticsMigrations), made(url, analyticsMigrations)];
+    let started = 'not yet';
+    try {
+      const starting = Promise.all([first.start(), second.start()]);
+      // Both wait for the lock; let one of them have it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await holder.query("SELECT pg_advisory_unlock(hashtext('migrations:analytics'))");
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<'stuck'>((resolve) => {
+        timer = setTimeout(() => resolve('stuck'), 20_000);
+      });
+      started = await Promise.race([starting.then(() => 'started'), stuck]);
+      clearTimeout(timer);
+      expect(started).toBe('started');
+      await expectOnly(first, ASCENDING);
+      expect(await countByIndex(second, 'Popular')).toBe(300);
+    } finally {
+      await holder.end();
+      // Starts still waiting end when their connections go.
+      if (started !== 'started') {
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1',
+          [new URL(url).pathname.slice(1)],
+        );
+      }
+      await Promise.all([first.close(), second.close()]);
+    }
+  }, 40_000);
 
   it('goes back to descending (down) and forward again, the swap waiting on nothing', async () => {
     const url = await newDatabase();
