@@ -8,10 +8,6 @@ const NEXT = 'visits_url_created_next_idx';
 const ASCENDING = '(url_id, created_at, id)';
 const DESCENDING = '(url_id, created_at DESC, id DESC)';
 
-interface Row {
-  [column: string]: unknown;
-}
-
 /**
  * Rebuilds the visits' index of a link's visits in time (`visits_url_created_idx`) with the
  * key `columns`, while the service reads and writes: a partitioned index made on the parent
@@ -48,12 +44,10 @@ async function rebuildVisitIndex(
       const [built] = (await runner.query(
         `SELECT x.indisvalid AS valid FROM pg_index x WHERE x.indexrelid = to_regclass($1)`,
         [`analytics.${index}`],
-      )) as Row[];
-      // A build cut short leaves an invalid index: built again from the start.
-      if (built && built['valid'] !== true) {
-        await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS analytics.${index}`);
-      }
-      if (!built || built['valid'] !== true) {
+      )) as Array<{ valid: boolean }>;
+      if (built?.valid !== true) {
+        // A build cut short leaves an invalid index: built again from the start.
+        if (built) await runner.query(`DROP INDEX CONCURRENTLY analytics.${index}`);
         await runner.query(`CREATE INDEX CONCURRENTLY ${index} ON analytics.${name} ${columns}`);
       }
       await runner.query(`ALTER INDEX analytics.${NEXT} ATTACH PARTITION analytics.${index}`);

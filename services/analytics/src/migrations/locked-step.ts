@@ -1,3 +1,4 @@
+import type { QueryRunner } from 'typeorm';
 import { LOCK_WAIT_MS, type Queryable, type Transact } from '../visits/visit-partitions';
 
 /** One step that locked the visits table: how long it waited for the lock, how long it held it. */
@@ -55,15 +56,14 @@ export async function lockedStep(
 }
 
 /** A transaction on the migration's own connection (TypeORM's QueryRunner). */
-export function runnerTransact(runner: {
-  startTransaction(): Promise<void>;
-  commitTransaction(): Promise<void>;
-  rollbackTransaction(): Promise<void>;
-}): Transact {
+export function runnerTransact(
+  runner: Queryable &
+    Pick<QueryRunner, 'startTransaction' | 'commitTransaction' | 'rollbackTransaction'>,
+): Transact {
   return async (work) => {
     await runner.startTransaction();
     try {
-      const result = await work(runner as unknown as Queryable);
+      const result = await work(runner);
       await runner.commitTransaction();
       return result;
     } catch (error) {
