@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import react from '@vitejs/plugin-react';
+import { preact } from '@preact/preset-vite';
 import { defineConfig, type Plugin } from 'vite';
 import { repositoryWebUrl } from './src/lib/repository-url';
 import { initialJsBudget } from './vite/initial-js-budget';
@@ -19,6 +19,13 @@ const REPOSITORY_URL = repositoryWebUrl(
     }
   ).repository,
 );
+
+/**
+ * A file of React Router's ES modules build, for the tests: resolved for Node, React Router
+ * names its CommonJS build, whose `require('react')` no alias reaches (vitest-dev/vitest#9129).
+ */
+const reactRouterModule = (file: string) =>
+  fileURLToPath(new URL(`../node_modules/react-router/dist/development/${file}`, import.meta.url));
 
 /** After `vite build`, prints what each emitted JS, CSS and HTML file weighs gzipped. */
 function gzipSizeReport(): Plugin {
@@ -53,7 +60,7 @@ function gzipSizeReport(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [webContracts(), react(), prerenderHome(), gzipSizeReport(), initialJsBudget()],
+  plugins: [webContracts(), preact(), prerenderHome(), gzipSizeReport(), initialJsBudget()],
   define: { __REPOSITORY_URL__: JSON.stringify(REPOSITORY_URL) },
   resolve: {
     alias: [
@@ -78,6 +85,13 @@ export default defineConfig({
     environment: 'jsdom',
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
+    // React Router through Vite, not loaded by Node: Node's `require('react')` would give it
+    // React itself, where the app renders with Preact (the aliases reach transformed code only).
+    server: { deps: { inline: [/react-router/] } },
+    alias: [
+      { find: /^react-router-dom$/, replacement: reactRouterModule('index.mjs') },
+      { find: /^react-router\/dom$/, replacement: reactRouterModule('dom-export.mjs') },
+    ],
     restoreMocks: true,
     unstubGlobals: true,
   },

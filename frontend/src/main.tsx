@@ -10,9 +10,9 @@ import { AppRoutes, preloadPageAt } from './app/router';
 const container = document.getElementById('root');
 if (!container) throw new Error('The page has no #root element.');
 
-// The home page comes prerendered (vite/prerender-home.ts): React takes that markup over
+// The home page comes prerendered (vite/prerender-home.ts): the app takes that markup over
 // instead of painting the page again. Any other page is rendered here: over the frame its HTML
-// may carry (a profile page's, for a signed-in visitor), which React's first render replaces
+// may carry (a profile page's, for a signed-in visitor), which the first render replaces
 // with the same frame, or into an empty #root; so is a prerendered file asked for by another
 // path (/index.html).
 const shell = window.location.pathname === '/' ? shellOf(container) : null;
@@ -23,8 +23,9 @@ const app = (
     </BrowserRouter>
   </App>
 );
-// In a transition, React renders the page in slices and lets the browser paint and answer
-// input in between, rather than in one long task (a slow phone's first seconds).
+// In a transition: React would render the page in slices, letting the browser paint and
+// answer input in between; Preact, which the app runs on, renders it at once
+// (docs/architecture.md, "Big renders are transitions").
 const render = () =>
   startTransition(() => {
     if (shell) hydrateRoot(container, app);

@@ -8,6 +8,7 @@ import { App } from './app/app';
 import { AppRoutes } from './app/router';
 import { shellRoot } from './app/shell';
 import type { ShellSession } from './features/auth';
+import { PrerenderingFrame } from './lib/lazy-page';
 
 /** The files the prerender writes, as the servers in front of the app know them. */
 export { WEB_APP_PAGES } from '@shortener/contracts/web';
@@ -33,11 +34,13 @@ export function renderHome(session: ShellSession): string {
  */
 export function renderProfileFrame(location: string): string {
   const markup = renderToString(
-    <App shell={{ signedIn: true }}>
-      <StaticRouter location={location}>
-        <AppRoutes />
-      </StaticRouter>
-    </App>,
+    <PrerenderingFrame value>
+      <App shell={{ signedIn: true }}>
+        <StaticRouter location={location}>
+          <AppRoutes />
+        </StaticRouter>
+      </App>
+    </PrerenderingFrame>,
   );
   return `<div id="root">${markup}</div>`;
 }

@@ -45,6 +45,9 @@ async function loadPrerender(config: ResolvedConfig): Promise<Prerender> {
       root: config.root,
       mode: config.mode,
       logLevel: 'warn',
+      // React Router bundled in, not loaded by Node: Node's `require('react')` would give it
+      // React itself, where the app renders with Preact (the aliases reach bundled code only).
+      ssr: { noExternal: [/^react-router/] },
       build: {
         ssr: ENTRY,
         outDir,

@@ -1,6 +1,6 @@
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
-import { render } from '@testing-library/react';
+import { render } from '@testing-library/preact';
 import { Link, MemoryRouter, Route, Routes } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionProvider } from '../features/auth';

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { hydrateRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router-dom';
@@ -18,7 +18,7 @@ import { shellOf } from './shell';
 describe('the prerendered home page', () => {
   let root: Root | undefined;
   afterEach(() => {
-    act(() => root?.unmount());
+    void act(() => root?.unmount());
     root = undefined;
     document.body.innerHTML = '';
   });

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import { aLink, aUser } from '../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../test/http';

@@ -45,8 +45,8 @@ export async function preloadPages(): Promise<void> {
 
 /**
  * Fetches the chunk of the page at `path`, when it is a page of its own: rendered after it, the
- * page shows its content at once rather than its wait first (React keeps a Suspense fallback
- * on screen for up to 300 ms before what replaces it). Never fails: the page says so itself.
+ * page shows its content at once rather than its wait first. Never fails: the page says so
+ * itself.
  */
 export async function preloadPageAt(path: string): Promise<void> {
   const element = matchRoutes(routes, path)?.at(-1)?.route.element;

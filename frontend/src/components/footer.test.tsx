@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { screen } from '@testing-library/react';
+import { screen } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import { renderApp } from '../test/render';
 

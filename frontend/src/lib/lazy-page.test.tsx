@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { Suspense } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -46,8 +46,9 @@ describe('a page whose chunk cannot be fetched (issue 37)', () => {
     show(Page);
     await screen.findByText(/^Cannot reach the server/);
     const before = state.loads;
+    // The retries start once the message is on screen (an effect, run after it is painted).
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(state.loads).toBe(before + 1);
+    await vi.waitFor(() => expect(state.loads).toBe(before + 1));
 
     window.dispatchEvent(new Event('online'));
     await vi.waitFor(() => expect(state.loads).toBe(before + 2));

@@ -1,7 +1,9 @@
 import {
+  createContext,
   lazy,
   Suspense,
   useCallback,
+  useContext,
   useState,
   type ComponentType,
   type LazyExoticComponent,
@@ -14,6 +16,13 @@ export type LazyPage = ComponentType & {
   /** Fetches the page's chunk now; the page then renders at once, without suspending. */
   preload: () => Promise<void>;
 };
+
+/**
+ * True in the build's prerender of a page's frame (src/prerender.tsx): each page shows its wait,
+ * as it does before its chunk comes, without suspending (a renderer that waits for nothing
+ * cannot show a Suspense fallback).
+ */
+export const PrerenderingFrame = createContext(false);
 
 /**
  * A page in a chunk of its own, fetched the first time it is shown (or preloaded). A `tall`
@@ -29,6 +38,7 @@ export function lazyPage(
   function Page() {
     // Chosen once per mount: switching types later would remount the page and lose its state.
     const [Component] = useState<ComponentType>(() => chunk.loaded() ?? chunk.Suspending);
+    if (useContext(PrerenderingFrame)) return <Loading tall={tall} />;
     return tall ? (
       <Suspense fallback={<Loading tall />}>
         <Component />

@@ -1,4 +1,4 @@
-import { render, type RenderResult } from '@testing-library/react';
+import { render, renderHook, type RenderResult } from '@testing-library/preact';
 import type { ReactElement, ReactNode } from 'react';
 import {
   MemoryRouter,
@@ -69,4 +69,18 @@ export function renderWithSession(element: ReactElement, path = '/'): Rendered {
     { path: '/profile/:id', element: <p>Detail page</p> },
   ];
   return renderAt(path, <PageRoutes routes={pageRoutes} />);
+}
+
+/**
+ * Renders `hook` inside `Wrapper` (the session, say). Testing Library's Preact renderer types
+ * a wrapper's children as Preact's elements, the app's components take React's: the same
+ * elements at run time (preact/compat), two names for them to TypeScript.
+ */
+export function renderHookIn<Result>(
+  hook: () => Result,
+  Wrapper: (props: { children: ReactNode }) => ReactNode,
+) {
+  return renderHook(hook, {
+    wrapper: ({ children }) => <Wrapper>{children as ReactNode}</Wrapper>,
+  });
 }

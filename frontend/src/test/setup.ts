@@ -1,6 +1,9 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup } from '@testing-library/preact';
 import { afterEach, beforeAll } from 'vitest';
 import { preloadPages } from '../app/router';
+
+// Preact's act returns a promise even for a callback done when it returns, whose renders and
+// effects it has flushed by then: the tests call those `void act(...)`.
 
 // Pages are fetched when first shown (router.tsx); tests start with every one at hand.
 beforeAll(preloadPages);

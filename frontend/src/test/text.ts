@@ -1,4 +1,4 @@
-import type { MatcherFunction } from '@testing-library/react';
+import type { MatcherFunction } from '@testing-library/preact';
 
 /**
  * Matches the innermost element whose whole text is `text`, even when the text is laid out

@@ -1,5 +1,5 @@
 import { DELETE_UNDO_OFFER_MS, DELETED_CODE_KEPT_DAYS } from '@shortener/contracts';
-import { screen } from '@testing-library/react';
+import { screen } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import { renderApp } from '../../test/render';
 

@@ -1,5 +1,5 @@
 import type { AccountStats } from '@shortener/contracts';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aUser } from '../../../test/fixtures';
@@ -356,11 +356,11 @@ describe('the analytics page', () => {
     expect(status()).toMatch(/^Connecting…/);
     const [source] = FakeEventSource.instances;
     expect(source?.url).toBe('/api/analytics/live');
-    act(() => source?.open());
+    void act(() => source?.open());
     expect(status()).toMatch(/^Live/);
 
     visits = 14;
-    act(() => {
+    void act(() => {
       source?.send('visit', liveVisit);
       source?.send('visit', { ...liveVisit, _id: 'live-2' });
     });
@@ -377,7 +377,7 @@ describe('the analytics page', () => {
     expect(calls()).toEqual(['/api/analytics?range=24h', '/api/analytics?range=24h']);
 
     // The stream broken: counted every ANALYTICS_REFRESH_MS while in sight instead.
-    act(() => source?.fail(FakeEventSource.CONNECTING));
+    void act(() => source?.fail(FakeEventSource.CONNECTING));
     expect(status()).toMatch(/^Reconnecting…/);
     await act(async () => {
       await vi.advanceTimersByTimeAsync(ANALYTICS_REFRESH_MS);
@@ -390,7 +390,7 @@ describe('the analytics page', () => {
     });
     expect(calls()).toHaveLength(3);
     Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
-    act(() => {
+    void act(() => {
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await waitFor(() => expect(calls()).toHaveLength(4));

@@ -1,5 +1,5 @@
 import type { ApiKey } from '@shortener/contracts';
-import { screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { aUser } from '../../../test/fixtures';

@@ -1,5 +1,5 @@
 import { DOMAIN_MESSAGES, type Domain } from '@shortener/contracts';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { aUser } from '../../../test/fixtures';
@@ -125,13 +125,13 @@ describe('the domains section of the settings page', () => {
     const busy = within(list).getByRole('button', { name: 'Verifying..' });
     expect(busy.getAttribute('aria-busy')).toBe('true');
     expect(within(list).getByText('Looking up the TXT record of go.acme.example…')).toBeTruthy();
-    act(() => answer(jsonResponse(422, { message: missing })));
+    void act(() => answer(jsonResponse(422, { message: missing })));
     expect((await within(list).findByRole('alert')).textContent).toBe(missing);
     expect(within(list).getByText('Not verified')).toBeTruthy();
 
     await user.click(within(list).getByRole('button', { name: 'Verify' }));
     expect(within(list).queryByRole('alert')).toBeNull();
-    act(() => answer(jsonResponse(200, aDomain('go.acme.example', true))));
+    void act(() => answer(jsonResponse(200, aDomain('go.acme.example', true))));
     expect(await within(list).findByText('Verified')).toBeTruthy();
     expect(within(list).queryByRole('button', { name: 'Verify' })).toBeNull();
     expect(calls(fetchMock)).toEqual([
@@ -188,7 +188,9 @@ describe('the domains section of the settings page', () => {
       const list = await screen.findByRole('list', { name: 'Your domains' });
       await user.click(within(list).getByRole('button', { name: 'Remove' }));
       await within(section()).findByText('Domain removed.');
-      await act(async () => vi.advanceTimersByTimeAsync(6_000));
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(6_000);
+      });
       expect(within(section()).queryByText('Domain removed.')).toBeNull();
     } finally {
       vi.useRealTimers();

@@ -1,5 +1,5 @@
 import { TARGET_URL_MESSAGES } from '@shortener/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { readCachedUser } from '../../../lib/storage';

@@ -1,5 +1,5 @@
 import { MESSAGES } from '@shortener/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { formatDate, formatTime } from '../../../lib/format';

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Format from '../../../lib/format';
 import { aLink, aUser } from '../../../test/fixtures';
@@ -96,9 +96,9 @@ describe('Profile: the countdowns of a long list', () => {
     expect(shown[0]?.textContent).toBe('1d 00h 00m 10s');
 
     // The first five rows on screen.
-    act(() => FakeIntersectionObserver.show(shown.slice(0, 5)));
+    void act(() => FakeIntersectionObserver.show(shown.slice(0, 5)));
     drawn.mockClear();
-    act(() => {
+    void act(() => {
       vi.advanceTimersByTime(1000);
     });
     expect(drawn.mock.calls.length).toBe(5);
@@ -107,9 +107,9 @@ describe('Profile: the countdowns of a long list', () => {
 
     // Scrolled to the end: that row is current at once, and the first ones stop.
     drawn.mockClear();
-    act(() => FakeIntersectionObserver.show(shown.slice(99)));
+    void act(() => FakeIntersectionObserver.show(shown.slice(99)));
     expect(shown[99]?.textContent).toBe('1d 00h 00m 09s');
-    act(() => {
+    void act(() => {
       vi.advanceTimersByTime(1000);
     });
     expect(shown[99]?.textContent).toBe('1d 00h 00m 08s');

@@ -1,5 +1,5 @@
 import { MESSAGES } from '@shortener/contracts';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { aLink, aUser, aVisit } from '../../../test/fixtures';
@@ -88,7 +88,7 @@ describe('Profile: the list of links', () => {
       cacheUser(aUser({ urls: [aLink({ expiresAt: Date.now() + DAY + 2000 })] }));
       renderApp('/profile');
       expect(screen.getByText('1d 00h 00m 02s')).toBeTruthy();
-      act(() => {
+      void act(() => {
         vi.advanceTimersByTime(1000);
       });
       expect(screen.getByText('1d 00h 00m 01s')).toBeTruthy();

@@ -1,5 +1,5 @@
 import { LINK_RULES_MESSAGES, type Domain, type ShortLink } from '@shortener/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { aLink, aUser } from '../../../test/fixtures';

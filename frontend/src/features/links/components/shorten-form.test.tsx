@@ -1,5 +1,5 @@
 import { ALIAS_MESSAGES, MESSAGES } from '@shortener/contracts';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { aUser } from '../../../test/fixtures';

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { jsonResponse, mockFetch } from '../../../test/http';

@@ -1,9 +1,10 @@
-import { act, renderHook, waitFor } from '@testing-library/react';
+import { act, waitFor } from '@testing-library/preact';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { readCachedUser, writeCachedUser } from '../../../lib/storage';
 import { aLink, aUser } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderHookIn } from '../../../test/render';
 import { SessionProvider, useSession } from '../../auth';
 import { UndoDeleteProvider } from '../undo-delete';
 import { useDeleteLink } from './use-delete-link';
@@ -37,12 +38,13 @@ describe('useDeleteLink', () => {
       }
       return jsonResponse(200, aUser({ urls: [kept] }));
     });
-    const { result } = renderHook(() => ({ session: useSession(), remove: useDeleteLink() }), {
+    const { result } = renderHookIn(
+      () => ({ session: useSession(), remove: useDeleteLink() }),
       wrapper,
-    });
+    );
 
     let refresh: Promise<void> = Promise.resolve();
-    act(() => {
+    void act(() => {
       refresh = result.current.session.loadUser({ refresh: true });
     });
     await act(async () => {

@@ -1,5 +1,5 @@
 import { MESSAGES, type LinkStats, type LiveVisit } from '@shortener/contracts';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { encode } from 'uqr';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -122,7 +122,7 @@ async function openLiveDetail() {
   openDetail();
   await within(await screen.findByRole('region', { name: 'Stats' })).findByText('Unique visitors');
   const [source] = FakeEventSource.instances;
-  act(() => source?.open());
+  void act(() => source?.open());
   return source;
 }
 const visitorCount = () =>
@@ -279,6 +279,16 @@ describe('the Stats section of a link', () => {
       }
     }
     vi.stubGlobal('PointerEvent', FakePointerEvent);
+    // Nor the elements' `onpointer…` properties, by which Preact tells an event's name from
+    // its prop's (without them it listens for 'PointerMove', which nothing sends).
+    const handlers = ['down', 'move', 'up', 'cancel', 'leave'].map((type) => `onpointer${type}`);
+    for (const handler of handlers) {
+      Object.defineProperty(HTMLElement.prototype, handler, {
+        value: null,
+        writable: true,
+        configurable: true,
+      });
+    }
     try {
       mockFetch(() => jsonResponse(200, aStats()));
       openDetail();
@@ -313,6 +323,7 @@ describe('the Stats section of a link', () => {
       );
     } finally {
       vi.unstubAllGlobals();
+      for (const handler of handlers) Reflect.deleteProperty(HTMLElement.prototype, handler);
     }
   });
 
@@ -404,10 +415,10 @@ describe('the Stats section of a link', () => {
     const [source] = FakeEventSource.instances;
     expect(source?.url).toBe('/api/stats/Ab3dE5g/live');
     expect(within(stats()).getByRole('status').textContent).toBe('Connecting…');
-    act(() => source?.open());
+    void act(() => source?.open());
     expect(within(stats()).getByRole('status').textContent).toBe('Live');
 
-    act(() => source?.send('visit', liveVisit));
+    void act(() => source?.send('visit', liveVisit));
 
     expect(total('Visits')).toBe('6');
     expect(total('People')).toBe('5');
@@ -428,14 +439,14 @@ describe('the Stats section of a link', () => {
     );
 
     // The same visit twice (a reconnect may repeat it) is in the log once.
-    act(() => source?.send('visit', { ...liveVisit, _id: 'live-2', ipAddress: '8.8.8.8' }));
+    void act(() => source?.send('visit', { ...liveVisit, _id: 'live-2', ipAddress: '8.8.8.8' }));
     const rows = within(log).getAllByRole('listitem');
     expect(rows.map((row) => row.querySelector('.visit__ip')?.textContent)).toEqual([
       '8.8.8.8',
       '1.1.1.1',
     ]);
     // An event that is not a visit changes nothing.
-    act(() => source?.send('visit', { _id: 'broken' }));
+    void act(() => source?.send('visit', { _id: 'broken' }));
     expect(total('Visits')).toBe('7');
   });
 
@@ -463,25 +474,31 @@ describe('the Stats section of a link', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
 
     stored = true;
-    act(() => source?.send('visit', liveVisit));
-    act(() => source?.send('visit', { ...liveVisit, _id: 'live-2' }));
+    void act(() => source?.send('visit', liveVisit));
+    void act(() => source?.send('visit', { ...liveVisit, _id: 'live-2' }));
     expect(total('Visits')).toBe('7');
     expect(total('Unique visitors')).toBe('3');
     expect(statsCalls(fetchMock)).toHaveLength(1);
 
-    await act(() => vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS);
+    });
     await waitFor(() => expect(total('Unique visitors')).toBe('4'));
     expect(total('Visits')).toBe('7');
     expect(list('Referrers')).toEqual(['Direct5', 'news.example2']);
     // One fetch for the burst, and none while no visit comes.
-    await act(() => vi.advanceTimersByTimeAsync(3 * LIVE_RECOUNT_MS));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(3 * LIVE_RECOUNT_MS);
+    });
     expect(statsCalls(fetchMock)).toHaveLength(2);
 
     // A fetch for another reason after a visit counts it: no recount after that one.
-    act(() => source?.send('visit', { ...liveVisit, _id: 'live-3' }));
-    act(() => source?.send('refetch', {}));
+    void act(() => source?.send('visit', { ...liveVisit, _id: 'live-3' }));
+    void act(() => source?.send('refetch', {}));
     await waitFor(() => expect(statsCalls(fetchMock)).toHaveLength(3));
-    await act(() => vi.advanceTimersByTimeAsync(2 * LIVE_RECOUNT_MS));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(2 * LIVE_RECOUNT_MS);
+    });
     expect(statsCalls(fetchMock)).toHaveLength(3);
   });
 
@@ -505,8 +522,10 @@ describe('the Stats section of a link', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
 
     recounting = true;
-    act(() => source?.send('visit', liveVisit));
-    await act(() => vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS));
+    void act(() => source?.send('visit', liveVisit));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(LIVE_RECOUNT_MS);
+    });
     await waitFor(() => expect(answer).toBeDefined());
     expect(body()?.getAttribute('aria-busy')).toBe('false');
     await act(() => Promise.resolve(answer?.()));
@@ -524,14 +543,16 @@ describe('the Stats section of a link', () => {
   it('says when the stream is reconnecting, and stops when the session ends or the page is left', async () => {
     mockFetch(() => jsonResponse(200, aStats()));
     const { router } = openDetail();
-    await screen.findByRole('region', { name: 'Stats' });
+    await within(await screen.findByRole('region', { name: 'Stats' })).findByText(
+      'Unique visitors',
+    );
     const [source] = FakeEventSource.instances;
-    act(() => source?.open());
-    act(() => source?.fail(FakeEventSource.CONNECTING));
+    void act(() => source?.open());
+    void act(() => source?.fail(FakeEventSource.CONNECTING));
     expect(within(stats()).getByRole('status').textContent).toBe('Reconnecting…');
-    act(() => source?.open());
+    void act(() => source?.open());
     expect(within(stats()).getByRole('status').textContent).toBe('Live');
-    act(() => source?.send('end', {}));
+    void act(() => source?.send('end', {}));
     expect(within(stats()).getByRole('status').textContent).toBe('Not live');
     expect(source?.readyState).toBe(FakeEventSource.CLOSED);
 
@@ -545,14 +566,14 @@ describe('the Stats section of a link', () => {
     let later = 0;
     const fetchMock = serverWith(() => later);
     const source = await openLiveDetail();
-    act(() => source?.send('visit', liveVisit));
+    void act(() => source?.send('visit', liveVisit));
     expect(total('Visits')).toBe('6');
     expect(visitorCount()).toBe('6');
     expect(callsTo(fetchMock, '/api/visitors/')).toEqual([]);
 
     // 20 more were stored, of which the stream sent none.
     later = 20;
-    act(() => source?.send('refetch', {}));
+    void act(() => source?.send('refetch', {}));
 
     await waitFor(() => expect(total('Visits')).toBe('25'));
     expect(statsCalls(fetchMock)).toEqual([
@@ -577,17 +598,19 @@ describe('the Stats section of a link', () => {
 
     // Cut (the gateway found it stalled): visits may have been missed meanwhile.
     later = 3;
-    act(() => source?.fail(FakeEventSource.CONNECTING));
-    act(() => source?.open());
+    void act(() => source?.fail(FakeEventSource.CONNECTING));
+    void act(() => source?.open());
     await waitFor(() => expect(total('Visits')).toBe('8'));
     expect(statsCalls(fetchMock)).toHaveLength(2);
 
     // Behind again at once: the refetch waits its turn, and comes.
     later = 4;
-    act(() => source?.send('refetch', {}));
-    act(() => source?.send('refetch', {}));
+    void act(() => source?.send('refetch', {}));
+    void act(() => source?.send('refetch', {}));
     expect(statsCalls(fetchMock)).toHaveLength(2);
-    await act(() => vi.advanceTimersByTimeAsync(REFETCH_MIN_MS));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(REFETCH_MIN_MS);
+    });
     await waitFor(() => expect(total('Visits')).toBe('9'));
     expect(statsCalls(fetchMock)).toHaveLength(3);
   });
@@ -600,9 +623,9 @@ describe('the Stats section of a link', () => {
     openDetail();
     await screen.findByRole('region', { name: 'Stats' });
     const [source] = FakeEventSource.instances;
-    act(() => source?.open());
+    void act(() => source?.open());
 
-    act(() => source?.send('end', { reason: 'link deleted' }));
+    void act(() => source?.send('end', { reason: 'link deleted' }));
 
     expect(await screen.findByRole('heading', { name: MESSAGES.urlNotFound })).toBeTruthy();
     expect(source?.readyState).toBe(FakeEventSource.CLOSED);

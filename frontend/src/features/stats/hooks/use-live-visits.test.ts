@@ -1,4 +1,4 @@
-import { act, renderHook } from '@testing-library/react';
+import { act, renderHook } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useLiveVisits } from './use-live-visits';
 import { FakeEventSource } from '../../../test/event-source';
@@ -14,13 +14,13 @@ describe('useLiveVisits', () => {
     const onLinkGone = vi.fn();
     const { result } = renderHook(() => useLiveVisits('Ab3dE5g', { onVisit: vi.fn(), onLinkGone }));
     const [source] = FakeEventSource.instances;
-    act(() => source?.open());
+    void act(() => source?.open());
     expect(result.current).toBe('live');
-    act(() => source?.send('end', { reason: 'server stopping' }));
-    act(() => source?.drop());
+    void act(() => source?.send('end', { reason: 'server stopping' }));
+    void act(() => source?.drop());
     expect(source?.readyState).toBe(FakeEventSource.CONNECTING);
     expect(result.current).toBe('reconnecting');
-    act(() => source?.open());
+    void act(() => source?.open());
     expect(result.current).toBe('live');
     expect(onLinkGone).not.toHaveBeenCalled();
   });
@@ -29,8 +29,8 @@ describe('useLiveVisits', () => {
     const onLinkGone = vi.fn();
     const { result } = renderHook(() => useLiveVisits('Ab3dE5g', { onVisit: vi.fn(), onLinkGone }));
     const [source] = FakeEventSource.instances;
-    act(() => source?.open());
-    act(() => source?.send('end', { reason: 'link deleted' }));
+    void act(() => source?.open());
+    void act(() => source?.send('end', { reason: 'link deleted' }));
     expect(source?.readyState).toBe(FakeEventSource.CLOSED);
     expect(result.current).toBe('ended');
     expect(onLinkGone).toHaveBeenCalledTimes(1);

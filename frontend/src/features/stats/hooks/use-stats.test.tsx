@@ -1,8 +1,9 @@
-import { act, renderHook, waitFor } from '@testing-library/react';
+import { act, waitFor } from '@testing-library/preact';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UNREACHABLE } from '../../../lib/api';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderHookIn } from '../../../test/render';
 import { SessionProvider } from '../../auth';
 import { useStats } from './use-stats';
 
@@ -21,14 +22,18 @@ describe('the stats when the server cannot be reached (issue 37)', () => {
     const fetchMock = mockFetch(() => Promise.reject(new TypeError('Failed to fetch')));
     const asked = () =>
       fetchMock.mock.calls.filter(([url]) => (url as string).startsWith('/api/stats/')).length;
-    const { result } = renderHook(() => useStats('Ab3dE5g'), { wrapper });
+    const { result } = renderHookIn(() => useStats('Ab3dE5g'), wrapper);
     await waitFor(() => expect(result.current.status).toBe('error'));
     expect(result.current.error).toContain(UNREACHABLE);
 
     const before = asked();
-    await act(() => vi.advanceTimersByTimeAsync(5_000));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(5_000);
+    });
     await waitFor(() => expect(asked()).toBe(before + 1));
-    act(() => {
+    // That retry failed too, and says so, before the browser comes back online.
+    await waitFor(() => expect(result.current.status).toBe('error'));
+    void act(() => {
       window.dispatchEvent(new Event('online'));
     });
     await waitFor(() => expect(asked()).toBe(before + 2));
@@ -43,13 +48,17 @@ describe('the stats when the server cannot be reached (issue 37)', () => {
     );
     const asked = () =>
       fetchMock.mock.calls.filter(([url]) => (url as string).startsWith('/api/stats/')).length;
-    const { result } = renderHook(() => useStats('Ab3dE5g'), { wrapper });
+    const { result } = renderHookIn(() => useStats('Ab3dE5g'), wrapper);
     await waitFor(() => expect(result.current.error).toContain(UNREACHABLE));
     down = false;
-    await act(() => vi.advanceTimersByTimeAsync(5_000));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(5_000);
+    });
     await waitFor(() => expect(result.current.error).toBe('Server error'));
     const after = asked();
-    await act(() => vi.advanceTimersByTimeAsync(15_000));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(15_000);
+    });
     expect(asked()).toBe(after);
   });
 });

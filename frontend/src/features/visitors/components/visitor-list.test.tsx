@@ -1,11 +1,12 @@
 import { MESSAGES } from '@shortener/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { formatDateTime } from '../../../lib/format';
 import { aLink, aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
-import { renderApp } from '../../../test/render';
+import { renderApp, renderWithSession } from '../../../test/render';
+import { VisitorList } from './visitor-list';
 
 function openDetail() {
   signIn();
@@ -224,6 +225,32 @@ describe('Visitors of a link', () => {
       visits: [aVisit('v3'), aVisit('v2'), aVisit('v1')],
       nextCursor: null,
     });
+  });
+
+  it("leaves a live visit older than the page shown to 'Load more', rather than on top of it", async () => {
+    // Three visits stored while the page opened: the stream announced the newest and the oldest,
+    // the server's first page holds the two newest.
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 29, 9, minute)).toISOString();
+    const newest = aVisit('v3', { createdAt: at(3), ipAddress: '198.51.100.3' });
+    const middle = aVisit('v2', { createdAt: at(2), ipAddress: '198.51.100.2' });
+    const oldest = aVisit('v1', { createdAt: at(1), ipAddress: '198.51.100.1' });
+    mockFetch((url) =>
+      url.endsWith('?cursor=page-2')
+        ? jsonResponse(200, [oldest])
+        : jsonResponse(200, [newest, middle], { 'X-Next-Cursor': 'page-2' }),
+    );
+    signIn();
+    renderWithSession(<VisitorList urlID="Ab3dE5g" live={[newest, oldest]} />);
+    const addresses = () =>
+      visitorList()
+        .getAllByRole('listitem')
+        .map((item) => within(item).getByText('IP address').nextElementSibling?.textContent);
+
+    await vi.waitFor(() => expect(addresses()).toEqual(['198.51.100.3', '198.51.100.2']));
+    await userEvent.setup().click(visitorList().getByRole('button', { name: 'Load more' }));
+    await vi.waitFor(() =>
+      expect(addresses()).toEqual(['198.51.100.3', '198.51.100.2', '198.51.100.1']),
+    );
   });
 
   it("shows 'Server error' and keeps what is shown when a refresh fails", async () => {

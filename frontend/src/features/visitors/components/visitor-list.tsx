@@ -31,7 +31,7 @@ export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: Vi
   useEffect(() => {
     if (refetches > 0) void refresh();
   }, [refetches, refresh]);
-  const visits = withLive(live, state.visits);
+  const visits = withLive(live, state.visits, nextCursor !== null);
   const empty = status === 'ready' && visits.length === 0;
 
   return (
@@ -104,10 +104,25 @@ export function VisitorList({ urlID, live = [], refetches = 0, onRefreshed }: Vi
   );
 }
 
-function withLive(live: Visit[], fetched: Visit[]): Visit[] {
+/**
+ * The live visits the pages fetched do not hold, on top of them. One older than the last visit
+ * fetched, while pages remain, is left to the page that holds it ('Load more'): the stream may
+ * announce a visit stored before the first page was read, and it belongs further down.
+ */
+function withLive(live: Visit[], fetched: Visit[], morePages: boolean): Visit[] {
   if (live.length === 0) return fetched;
   const fetchedIds = new Set(fetched.map((visit) => visit._id));
-  return [...live.filter((visit) => !fetchedIds.has(visit._id)), ...fetched];
+  const last = fetched.at(-1);
+  const onTop = live.filter(
+    (visit) => !fetchedIds.has(visit._id) && !(morePages && last && isOlder(visit, last)),
+  );
+  return [...onTop, ...fetched];
+}
+
+/** Whether `visit` comes after `than` in the log's order (newest first, then by id). */
+function isOlder(visit: Visit, than: Visit): boolean {
+  const [at, thanAt] = [Date.parse(visit.createdAt), Date.parse(than.createdAt)];
+  return at < thanAt || (at === thanAt && visit._id < than._id);
 }
 
 /**

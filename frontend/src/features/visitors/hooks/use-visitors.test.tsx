@@ -1,8 +1,9 @@
-import { act, renderHook, waitFor } from '@testing-library/react';
+import { act, waitFor } from '@testing-library/preact';
 import type { ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { aUser, aVisit } from '../../../test/fixtures';
 import { jsonResponse, mockFetch, signIn } from '../../../test/http';
+import { renderHookIn } from '../../../test/render';
 import { SessionProvider } from '../../auth';
 import { useVisitors } from './use-visitors';
 
@@ -21,13 +22,13 @@ describe('useVisitors', () => {
         ? jsonResponse(200, [aVisit('v2')])
         : jsonResponse(200, [aVisit('v1')], { 'X-Next-Cursor': 'page-2' });
     });
-    const first = renderHook(() => useVisitors('Ab3dE5g'), { wrapper });
+    const first = renderHookIn(() => useVisitors('Ab3dE5g'), wrapper);
     await waitFor(() => expect(first.result.current.status).toBe('ready'));
     expect(first.result.current.nextCursor).toBe('page-2');
     first.unmount();
 
     // Back on the page: the cached first page, and where the next one starts.
-    const again = renderHook(() => useVisitors('Ab3dE5g'), { wrapper });
+    const again = renderHookIn(() => useVisitors('Ab3dE5g'), wrapper);
     expect(again.result.current).toMatchObject({
       status: 'ready',
       visits: [aVisit('v1')],
