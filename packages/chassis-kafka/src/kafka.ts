@@ -11,6 +11,7 @@ import type {
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError, env } from '@shortener/chassis';
+import { patchKafkaRequestQueue } from './request-queue';
 
 /**
  * kafkajs, loaded by the first client made: a process that never talks to Kafka (the
@@ -19,6 +20,7 @@ import { ConfigError, env } from '@shortener/chassis';
  * synchronous.
  */
 function kafkajs(): typeof KafkaJs {
+  patchKafkaRequestQueue();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('kafkajs') as typeof KafkaJs;
 }
