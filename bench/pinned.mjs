@@ -6,7 +6,9 @@
 // second: code and heap still settling); the analytics consumer is paused during the load runs (as if consumers
 // ran elsewhere) and catches up afterwards; every other process of the machine that can be
 // moved (PostgreSQL, Redis, the Kafka broker, the other services, this script, wrk, and
-// whatever else runs there) is on core 1. Affinities are put back afterwards.
+// whatever else runs there) is on core 1. Affinities are put back afterwards. Each redirect
+// run's row says what its garbage collector did meanwhile (its /metrics): collections by kind,
+// their time, and those over 10 ms, where a p99 above 5 ms may come from.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -140,6 +142,43 @@ async function bareServer() {
  * redirect's own count of redirects, `stored()` the visits analytics has stored for the
  * benchmark's codes.
  */
+/**
+ * The redirect's garbage collections so far, by kind (minor, major, incremental, weakcb), from
+ * its /metrics (prom-client's nodejs_gc_duration_seconds): count, seconds, and how many took
+ * over 10 ms, the pauses a p99 above 5 ms can come from.
+ */
+async function gcTotals(opsUrl) {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  const totals = {};
+  const kindOf = (labels) => /kind="([^"]+)"/.exec(labels)?.[1];
+  for (const line of text.split('\n')) {
+    const match = /^nodejs_gc_duration_seconds_(count|sum|bucket)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const [, field, labels, value] = match;
+    const kind = kindOf(labels);
+    if (!kind) continue;
+    totals[kind] ??= { count: 0, seconds: 0, upTo10ms: 0 };
+    if (field === 'count') totals[kind].count = Number(value);
+    else if (field === 'sum') totals[kind].seconds = Number(value);
+    else if (/le="0\.01"/.test(labels)) totals[kind].upTo10ms = Number(value);
+  }
+  return totals;
+}
+
+/** What the redirect's collector did between two gcTotals, a line for the run's table. */
+function gcDuring(before, after) {
+  return Object.keys(after)
+    .filter((kind) => after[kind].count > (before[kind]?.count ?? 0))
+    .map((kind) => {
+      const was = before[kind] ?? { count: 0, seconds: 0, upTo10ms: 0 };
+      const count = after[kind].count - was.count;
+      const ms = (after[kind].seconds - was.seconds) * 1000;
+      const over10 = count - (after[kind].upTo10ms - was.upTo10ms);
+      return `${kind} ${count}× ${ms.toFixed(0)} ms${over10 > 0 ? ` (${over10} over 10 ms)` : ''}`;
+    })
+    .join(', ');
+}
+
 export async function pinnedComparison({ redirect, consumer, paths, served, stored }) {
   if (cores() < 2) {
     console.log('pinned mode: needs 2 cores; skipped');
@@ -169,7 +208,8 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
   const storedBefore = await stored();
   const runs = { bare: [], redirect: [] };
   /** A wrk run with the server's CPU time per request and its peak resident memory. */
-  const measured = async (url, pid) => {
+  const measured = async (url, pid, opsUrl) => {
+    const gcBefore = opsUrl ? await gcTotals(opsUrl) : undefined;
     const cpu = cpuMeter([['server', (p) => p.pid === pid]]);
     const memory = rssPeak(pid, 100);
     const result = await wrk(url, script);
@@ -178,6 +218,7 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
       ...result,
       'cpu µs/req': Math.round((seconds * 1e6) / (result.rps * WRK.seconds)),
       'peak rss MB': Math.round(memory()),
+      ...(gcBefore ? { gc: gcDuring(gcBefore, await gcTotals(opsUrl)) } : {}),
     };
   };
 
@@ -207,7 +248,7 @@ export async function pinnedComparison({ redirect, consumer, paths, served, stor
     await wrk(redirect.url, script, WARM_UP_SECONDS);
     for (let round = 0; round < ROUNDS; round += 1) {
       runs.bare.push(await measured(bare.url, bare.pid));
-      runs.redirect.push(await measured(redirect.url, redirect.child.pid));
+      runs.redirect.push(await measured(redirect.url, redirect.child.pid, redirect.opsUrl));
     }
   } finally {
     consumer.kill('SIGCONT');
