@@ -1,5 +1,5 @@
 import { cleanup } from '@testing-library/preact';
-import { afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { preloadPages } from '../app/router';
 
 // Preact's act returns a promise even for a callback done when it returns, whose renders and
@@ -15,6 +15,16 @@ afterEach(() => {
     const name = cookie.split('=')[0]?.trim();
     if (name) document.cookie = `${name}=; Max-Age=0; Path=/`;
   }
+});
+
+// Preact runs effects after the next frame, or after 35 ms when no frame comes
+// (preact/hooks afterNextFrame), and then calls cancelAnimationFrame: a file whose last test
+// ended inside those 35 ms had jsdom torn down first, and Vitest failed the run on the
+// ReferenceError. Each file waits them out, on real timers, before its environment goes.
+const PREACT_AFTER_PAINT_MS = 35;
+afterAll(async () => {
+  vi.useRealTimers();
+  await new Promise((resolve) => setTimeout(resolve, PREACT_AFTER_PAINT_MS + 15));
 });
 
 // jsdom has no layout: React Router's scroll restoration only needs the call to exist.
